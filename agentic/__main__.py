@@ -1,0 +1,3 @@
+from agentic.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Retrieval backends behind the one frozen tool contract."""

@@ -1,0 +1,156 @@
+"""Capsule evidence selection, ``marginal-facet-coverage-v1`` (contract v1, 5.2 step 5).
+
+1. One-call special case: when the task allows a single agent call, only the candidates with
+   the highest facet count stay; every other one is omitted as ``redundant_coverage``.
+2. Priority = (more facets, lower retrieval rank, shorter span, coordinate order).
+3. Collapse, in priority order: an exact duplicate coordinate is omitted as ``duplicate``, a
+   range overlapping a kept one of the same URI as ``overlap``.
+4. Greedy rounds. Each round first omits as ``redundant_coverage`` every remaining candidate with
+   no facet or whose facets are all covered by lines already selected from the same URI (coverage
+   is per URI, so a second document backing the same facet is still chosen). Then the candidate
+   covering most globally uncovered facets (ties by priority) is taken; if the result with it
+   would not fit the byte budget (``fits`` says so) it is omitted as ``global_budget``, otherwise
+   it is selected.
+
+Selected lines come out in coordinate order; omissions in (coordinate, reason) order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from agentic.adapters.lexical_index import utf16_key
+from agentic.contract.receipt import ToolEvidence
+
+DUPLICATE = "duplicate"
+OVERLAP = "overlap"
+GLOBAL_BUDGET = "global_budget"
+REDUNDANT_COVERAGE = "redundant_coverage"
+# Every omission reason of the payload, in its fixed order; the last three never occur here.
+OMISSION_REASONS: tuple[str, ...] = (
+    DUPLICATE,
+    OVERLAP,
+    GLOBAL_BUDGET,
+    REDUNDANT_COVERAGE,
+    "document_share_cap",
+    "filtered_by_scope",
+    "invalid_coordinates",
+)
+POSSIBLE_REASONS: tuple[str, ...] = OMISSION_REASONS[:4]
+
+Coordinate = tuple[bytes, str, int, int, str]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    evidence: ToolEvidence
+    retrieval_rank: int
+    facets: tuple[str, ...]
+    facet_set: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "facet_set", frozenset(self.facets))
+
+    @property
+    def uri(self) -> str:
+        return self.evidence.uri
+
+    @property
+    def coordinate(self) -> Coordinate:
+        e = self.evidence
+        return (utf16_key(e.uri), e.sourceHash, e.startLine, e.endLine, e.spanHash)
+
+    @property
+    def priority(self) -> tuple[int, int, int, Coordinate]:
+        e = self.evidence
+        return (-len(self.facets), self.retrieval_rank, e.endLine - e.startLine, self.coordinate)
+
+
+@dataclass(frozen=True)
+class Omission:
+    candidate: Candidate
+    reason: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    selected: tuple[Candidate, ...]
+    omissions: tuple[Omission, ...]
+
+    def count(self, reason: str) -> int:
+        return sum(1 for o in self.omissions if o.reason == reason)
+
+
+Fits = Callable[[Sequence[Candidate]], bool]
+
+
+def _one_call_filter(candidates: list[Candidate]) -> tuple[list[Candidate], list[Omission]]:
+    if not candidates:
+        return [], []
+    most = max(len(c.facets) for c in candidates)
+    kept = [c for c in candidates if len(c.facets) == most]
+    dropped = [Omission(c, REDUNDANT_COVERAGE) for c in candidates if len(c.facets) != most]
+    return kept, dropped
+
+
+def _collapse(candidates: list[Candidate]) -> tuple[list[Candidate], list[Omission]]:
+    kept: list[Candidate] = []
+    kept_by_uri: dict[str, list[ToolEvidence]] = {}
+    omitted: list[Omission] = []
+    for candidate in sorted(candidates, key=lambda c: c.priority):
+        e = candidate.evidence
+        same_uri = kept_by_uri.setdefault(candidate.uri, [])
+        if any(
+            (k.startLine, k.endLine, k.spanHash) == (e.startLine, e.endLine, e.spanHash)
+            for k in same_uri
+        ):
+            omitted.append(Omission(candidate, DUPLICATE))
+        elif any(k.startLine <= e.endLine and e.startLine <= k.endLine for k in same_uri):
+            omitted.append(Omission(candidate, OVERLAP))
+        else:
+            kept.append(candidate)
+            same_uri.append(e)
+    return kept, omitted
+
+
+def select(
+    candidates: Sequence[Candidate],
+    *,
+    one_call: bool,
+    fits: Fits,
+    tick: Callable[[], None] = lambda: None,
+) -> Selection:
+    """Select evidence lines; ``tick`` is called once per round (deadline checks)."""
+    remaining = list(candidates)
+    omissions: list[Omission] = []
+    if one_call:
+        remaining, dropped = _one_call_filter(remaining)
+        omissions.extend(dropped)
+    remaining, collapsed = _collapse(remaining)
+    omissions.extend(collapsed)
+    selected: list[Candidate] = []
+    covered_by_uri: dict[str, set[str]] = {}
+    covered: set[str] = set()
+    while True:
+        tick()
+        still: list[Candidate] = []
+        for c in remaining:
+            if not c.facets or c.facet_set <= covered_by_uri.get(c.uri, set()):
+                omissions.append(Omission(c, REDUNDANT_COVERAGE))
+            else:
+                still.append(c)
+        if not still:
+            break
+        still.sort(key=lambda c: (-len(c.facet_set - covered), c.priority))
+        best, remaining = still[0], still[1:]
+        if not fits([*selected, best]):
+            omissions.append(Omission(best, GLOBAL_BUDGET))
+            continue
+        selected.append(best)
+        covered_by_uri.setdefault(best.uri, set()).update(best.facets)
+        covered.update(best.facets)
+    return Selection(
+        selected=tuple(sorted(selected, key=lambda c: c.coordinate)),
+        omissions=tuple(sorted(omissions, key=lambda o: (o.candidate.coordinate, o.reason))),
+    )

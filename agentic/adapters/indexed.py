@@ -1,0 +1,211 @@
+"""Shared machinery of the in-process adapters built on the lexical index (lexical, capsule,
+oracle): preparation, attach-time verification, the task-scoped session and tool dispatch.
+
+Each adapter supplies only its identity, configuration and a ``search`` function; ``get`` and
+``multi_get`` are the shared reads of ``reads.py``.
+
+Timing: ``attach`` opens the SQLite file read-only; that open is the adapter's startup, reported
+by the first ``reset`` after the attach (later resets report none, as a warm session has no
+startup to measure).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentic.adapters import reads
+from agentic.adapters.base import (
+    AdapterCallError,
+    AdapterError,
+    CallOutcome,
+    PreparedIndex,
+    ResetInfo,
+)
+from agentic.adapters.lexical_index import LexicalIndex, build_index
+from agentic.contract.canonical import fingerprint
+from agentic.contract.receipt import Capabilities
+from agentic.contract.task import AgentTask
+from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.tools import TOOL_NAMES, argument_errors, tool_definitions
+
+INDEX_FILE = "lexical.sqlite"
+
+INDEXED_CAPABILITIES = Capabilities.model_validate(
+    {
+        "backendInvocationAccounting": True,
+        "startupTiming": True,
+        "modelLoadTiming": False,
+        "toolTiming": True,
+        "tools": {"search": "supported", "get": "supported", "multi_get": "supported"},
+        "exactLineSpans": "supported",
+        "measuredTokens": "unavailable",
+        "backendHashes": "unsupported",
+        "lifecycle": {"cold": "supported", "warm": "supported"},
+    }
+)
+
+
+@dataclass(frozen=True)
+class SearchContext:
+    """What a search function may use: the open index, the snapshot, the current task."""
+
+    index: LexicalIndex
+    snapshot: CorpusSnapshot
+    task: AgentTask
+    scope: reads.TaskScope
+    index_fingerprint: str
+    config_fingerprint: str
+
+
+SearchFn = Callable[[SearchContext, dict[str, Any], float], CallOutcome]
+
+
+def deadline_after(timeout_s: float) -> float:
+    return time.monotonic() + timeout_s
+
+
+def check_deadline(deadline: float) -> None:
+    """Raise ``tool_timeout`` once a monotonic deadline has passed (for pure-Python stages)."""
+    if time.monotonic() >= deadline:
+        raise AdapterCallError("tool_timeout", "product_error", "tool call exceeded its deadline")
+
+
+def prepare_index(
+    adapter_id: str, config: dict[str, Any], snapshot: CorpusSnapshot, root: Path
+) -> PreparedIndex:
+    """Build the index under ``root`` (a fresh folder owned by this adapter)."""
+    started = time.perf_counter()
+    root.mkdir(parents=True, exist_ok=True)
+    built = build_index(snapshot, root / INDEX_FILE)
+    return PreparedIndex(
+        adapter_id=adapter_id,
+        root=root,
+        corpus_fingerprint=snapshot.fingerprint,
+        index_fingerprint=built.index_fingerprint,
+        config_fingerprint=fingerprint(config),
+        preparation_ms=(time.perf_counter() - started) * 1000.0,
+        details={"documents": built.document_count, "tokenizer": "porter unicode61"},
+    )
+
+
+def check_prepared(
+    adapter_id: str, config: dict[str, Any], snapshot: CorpusSnapshot, prepared: PreparedIndex
+) -> None:
+    if prepared.adapter_id != adapter_id:
+        raise AdapterError(
+            "adapter_identity_mismatch", "harness_error", f"index prepared by {prepared.adapter_id}"
+        )
+    if prepared.corpus_fingerprint != snapshot.fingerprint:
+        raise AdapterError(
+            "corpus_fingerprint_mismatch", "harness_error", "index of another corpus"
+        )
+    if prepared.config_fingerprint != fingerprint(config):
+        raise AdapterError(
+            "invalid_adapter_preparation", "harness_error", "config fingerprint differs"
+        )
+
+
+def check_snapshot(expected: CorpusSnapshot, given: CorpusSnapshot) -> None:
+    if given.fingerprint != expected.fingerprint:
+        raise AdapterError(
+            "corpus_fingerprint_mismatch", "harness_error", "prepare got another snapshot"
+        )
+
+
+def attach_index(
+    adapter_id: str,
+    config: dict[str, Any],
+    snapshot: CorpusSnapshot,
+    prepared: PreparedIndex,
+    search: SearchFn,
+) -> IndexedSession:
+    check_prepared(adapter_id, config, snapshot, prepared)
+    started = time.perf_counter()
+    try:
+        index = LexicalIndex.open(prepared.root / INDEX_FILE, read_only=True)
+    except (OSError, ValueError) as exc:
+        raise AdapterError("adapter_attach_failed", "harness_error", str(exc)) from exc
+    startup_ms = (time.perf_counter() - started) * 1000.0
+    if index.index_fingerprint != prepared.index_fingerprint:
+        index.close()
+        raise AdapterError("index_fingerprint_changed", "harness_error", "index file was rebuilt")
+    return IndexedSession(
+        index=index,
+        snapshot=snapshot,
+        search=search,
+        config_fingerprint=prepared.config_fingerprint,
+        startup_ms=startup_ms,
+    )
+
+
+class IndexedSession:
+    """One attached session: a read-only index handle plus the current task's scope."""
+
+    def __init__(
+        self,
+        *,
+        index: LexicalIndex,
+        snapshot: CorpusSnapshot,
+        search: SearchFn,
+        config_fingerprint: str,
+        startup_ms: float,
+    ) -> None:
+        self._index = index
+        self._reader = reads.DocumentReader(index=index, snapshot=snapshot)
+        self._snapshot = snapshot
+        self._search = search
+        self._config_fingerprint = config_fingerprint
+        self._pending_startup_ms: float | None = startup_ms
+        self._task: AgentTask | None = None
+        self._closed = False
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return tool_definitions()
+
+    def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
+        self._require_open()
+        self._task = task
+        if readiness_probe:
+            # A real round trip through SQLite, discarded: proves the handle answers queries.
+            self._index.uris(task.corpus.collections[0])
+        startup, self._pending_startup_ms = self._pending_startup_ms, None
+        return ResetInfo(startup_ms=startup, model_load_ms=None)
+
+    def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+        self._require_open()
+        deadline = deadline_after(timeout_s)
+        if tool_name not in TOOL_NAMES:
+            raise AdapterCallError("disallowed_tool", "agent_error", f"unknown tool {tool_name!r}")
+        errors = argument_errors(tool_name, arguments)
+        if errors:
+            raise AdapterCallError("invalid_agent_action", "agent_error", "; ".join(errors))
+        task = self._task
+        if task is None:
+            raise AdapterCallError("adapter_not_reset", "product_error", "call before reset")
+        scope = reads.TaskScope(task_id=task.taskId, collections=task.corpus.collections)
+        if tool_name == "get":
+            return reads.get(self._reader, scope, arguments, deadline)
+        if tool_name == "multi_get":
+            return reads.multi_get(self._reader, scope, arguments, deadline)
+        context = SearchContext(
+            index=self._index,
+            snapshot=self._snapshot,
+            task=task,
+            scope=scope,
+            index_fingerprint=self._index.index_fingerprint,
+            config_fingerprint=self._config_fingerprint,
+        )
+        return self._search(context, arguments, deadline)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._index.close()
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise AdapterCallError("tool_call_failed", "product_error", "session is closed")

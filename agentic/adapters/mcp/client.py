@@ -1,0 +1,299 @@
+"""A synchronous MCP client over one child process, built on the asyncio ``mcp`` SDK.
+
+Each connection owns one event loop in a dedicated thread. The loop's owner task spawns the
+child, pumps its pipes into the SDK's ``ClientSession`` and holds everything open until
+``close``; every request runs as its own task under a deadline. Any failure that leaves the
+protocol state unknown (a timeout, a crash, broken framing) kills the whole process tree at once,
+so nothing keeps running behind a failed call.
+
+Failures surface as :class:`McpFailure` with a ``kind`` the adapter maps to contract codes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import anyio
+import mcp_types as types
+from anyio.abc import ByteReceiveStream, ByteSendStream, Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+from agentic.adapters.mcp.process import (
+    ChildSpec,
+    LineReader,
+    ProtocolFault,
+    StderrTail,
+    drain_stderr,
+    kill_group,
+    spawn,
+    stop,
+)
+
+FailureKind = Literal["timeout", "crashed", "protocol", "error_response", "spawn_failed", "closed"]
+_T = TypeVar("_T")
+# Extra wall time the calling thread grants the loop beyond a call's own deadline, so the
+# in-loop deadline (which kills and classifies) normally fires first.
+_THREAD_MARGIN_S = 2.0
+_CLIENT_INFO = types.Implementation(name="agentic-harness", version="1")
+
+
+class McpFailure(Exception):
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        self.kind = kind
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    max_message_bytes: int
+    stderr_bytes: int = 65536
+    close_grace_s: float = 1.0
+
+
+@dataclass
+class _Live:
+    """State shared by the owner task and request tasks; touched only on the loop thread."""
+
+    process: Process
+    session: ClientSession
+    stop: anyio.Event
+    fault: McpFailure | None = None
+
+
+class McpConnection:
+    """A started, initialized MCP session with one child process."""
+
+    def __init__(self, spec: ChildSpec, limits: ConnectionLimits) -> None:
+        self._spec = spec
+        self._limits = limits
+        self.stderr = StderrTail(limits.stderr_bytes)
+        self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, _Live]] = (
+            concurrent.futures.Future()
+        )
+        self._thread = threading.Thread(target=self._run_loop, name="mcp-connection", daemon=True)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._live: _Live | None = None
+        self.pid: int | None = None
+        self.server_name: str = ""
+        self.server_version: str = ""
+        self.startup_ms: float = 0.0
+        self._closed = False
+        self._init_timeout_s = 30.0
+        self._signal_stop: Callable[[], object] | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, spec: ChildSpec, limits: ConnectionLimits, *, timeout_s: float) -> McpConnection:
+        """Spawn and initialize within ``timeout_s``; on any failure nothing is left running."""
+        connection = cls(spec, limits)
+        connection._init_timeout_s = timeout_s
+        started = time.perf_counter()
+        connection._thread.start()
+        try:
+            loop, live = connection._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
+        except concurrent.futures.TimeoutError:
+            connection.close()
+            raise McpFailure("timeout", "server did not initialize in time") from None
+        except McpFailure:
+            connection.close()
+            raise
+        except Exception as exc:
+            connection.close()
+            raise McpFailure("spawn_failed", f"server start failed: {exc}") from exc
+        connection._loop, connection._live = loop, live
+        connection.startup_ms = (time.perf_counter() - started) * 1000.0
+        return connection
+
+    def close(self) -> None:
+        """Stop the server (grace, then kill the group), end the loop thread; never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._signal_stop is not None:
+                self._signal_stop()
+            self._thread.join(timeout=self._limits.close_grace_s + 4.0)
+        except Exception:  # close must never raise; the kill below still runs
+            pass
+        finally:
+            if self.pid is not None:
+                kill_group(self.pid)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def list_tools(self, *, timeout_s: float) -> list[types.Tool]:
+        async def op(session: ClientSession) -> list[types.Tool]:
+            tools: list[types.Tool] = []
+            cursor: str | None = None
+            for _ in range(100):  # a paginator that never ends cannot hang preparation
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_tools(params=params)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+            return tools
+
+        return self._request(op, timeout_s)
+
+    def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout_s: float
+    ) -> types.CallToolResult:
+        async def op(session: ClientSession) -> types.CallToolResult:
+            return await session.call_tool(name, arguments)
+
+        return self._request(op, timeout_s)
+
+    def _request(self, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float) -> _T:
+        loop, live = self._loop, self._live
+        if self._closed or loop is None or live is None or loop.is_closed():
+            raise McpFailure("closed", "connection is closed")
+        future = asyncio.run_coroutine_threadsafe(_guarded(live, op, timeout_s), loop)
+        try:
+            return future.result(timeout=timeout_s + _THREAD_MARGIN_S)
+        except concurrent.futures.TimeoutError:
+            # The loop itself is wedged: kill from this thread; the in-loop path never ran.
+            future.cancel()
+            if self.pid is not None:
+                kill_group(self.pid)
+            raise McpFailure("timeout", f"no answer within {timeout_s} s") from None
+
+    # -- the loop thread ----------------------------------------------------------------------
+
+    def _run_loop(self) -> None:
+        try:
+            asyncio.run(self._owner())
+        except BaseException as exc:  # reported through the ready future when still pending
+            if not self._ready.done():
+                self._ready.set_exception(exc)
+
+    async def _owner(self) -> None:
+        try:
+            process = await spawn(self._spec)
+        except OSError as exc:
+            raise McpFailure("spawn_failed", f"cannot start {self._spec.argv[0]}: {exc}") from exc
+        self.pid = process.pid
+        try:
+            await self._serve(process)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stop(process, self._limits.close_grace_s)
+
+    async def _serve(self, process: Process) -> None:
+        assert process.stdin and process.stdout and process.stderr
+        inbound_send, inbound_recv = anyio.create_memory_object_stream[
+            SessionMessage | Exception
+        ](0)
+        outbound_send, outbound_recv = anyio.create_memory_object_stream[SessionMessage](0)
+        session = ClientSession(inbound_recv, outbound_send, client_info=_CLIENT_INFO)
+        live = _Live(process=process, session=session, stop=anyio.Event())
+        loop = asyncio.get_running_loop()
+        self._signal_stop = lambda: loop.call_soon_threadsafe(live.stop.set)
+        async with anyio.create_task_group() as pumps:
+            pumps.start_soon(drain_stderr, process.stderr, self.stderr)
+            pumps.start_soon(
+                _pump_stdout, process.stdout, inbound_send, live, self._limits.max_message_bytes
+            )
+            pumps.start_soon(_pump_stdin, outbound_recv, process.stdin)
+            async with session:
+                await self._initialize(live)
+                await live.stop.wait()
+            pumps.cancel_scope.cancel()
+
+    async def _initialize(self, live: _Live) -> None:
+        async def op(session: ClientSession) -> types.InitializeResult:
+            return await session.initialize()
+
+        try:
+            result = await _guarded(live, op, self._init_timeout_s)
+        except McpFailure as exc:
+            self._ready.set_exception(exc)
+            live.stop.set()
+            return
+        self.server_name = result.server_info.name
+        self.server_version = result.server_info.version
+        self._ready.set_result((asyncio.get_running_loop(), live))
+
+
+async def _guarded(
+    live: _Live, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float
+) -> _T:
+    """Run one request under a deadline; on a state-unknown failure kill the tree first."""
+    if live.fault is not None:
+        raise McpFailure(live.fault.kind, str(live.fault))
+    try:
+        with anyio.fail_after(timeout_s):
+            return await op(live.session)
+    except TimeoutError:
+        raise _fatal(live, McpFailure("timeout", f"no answer within {timeout_s} s")) from None
+    except MCPError as exc:
+        if live.fault is not None or live.process.returncode is not None:
+            raise _fatal(live, live.fault or _exited(live)) from None
+        if exc.code == types.CONNECTION_CLOSED:
+            raise _fatal(live, McpFailure("crashed", "connection closed")) from None
+        raise McpFailure("error_response", f"JSON-RPC error {exc.code}: {exc.message}") from None
+    except (ValidationError, RuntimeError) as exc:
+        # The reply parsed as JSON-RPC but not as the expected result type.
+        raise McpFailure("protocol", f"malformed result: {_first_line(exc)}") from None
+
+
+def _fatal(live: _Live, failure: McpFailure) -> McpFailure:
+    live.fault = live.fault or failure
+    kill_group(live.process.pid)
+    return live.fault
+
+
+def _exited(live: _Live) -> McpFailure:
+    return McpFailure("crashed", f"server exited with status {live.process.returncode}")
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+async def _pump_stdout(
+    stdout: ByteReceiveStream,
+    inbound: MemoryObjectSendStream[SessionMessage | Exception],
+    live: _Live,
+    cap: int,
+) -> None:
+    """Parse stdout lines into session messages; any framing fault is fatal for the child."""
+    reader = LineReader(stdout, cap)
+    async with inbound:
+        try:
+            while (line := await reader.next_line()) is not None:
+                if not line.strip():
+                    continue
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                await inbound.send(SessionMessage(message))
+        except ProtocolFault as exc:
+            _fatal(live, McpFailure("protocol", str(exc)))
+        except (ValidationError, UnicodeDecodeError, ValueError):
+            _fatal(live, McpFailure("protocol", "server wrote a non-JSON-RPC line on stdout"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
+    # Closing ``inbound`` (above) wakes every pending request with CONNECTION_CLOSED.
+    if live.fault is None and not live.stop.is_set():
+        live.fault = McpFailure("crashed", "server closed stdout")
+
+
+async def _pump_stdin(outbound: MemoryObjectReceiveStream[SessionMessage], stdin: ByteSendStream) -> None:
+    try:
+        async with outbound:
+            async for message in outbound:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await stdin.send((data + "\n").encode("utf-8"))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        return

@@ -1,0 +1,173 @@
+"""One MCP server child process: isolated environment, spawn, bounded pipes, whole-tree kill.
+
+The child starts in a new session, so its pid is also its process-group id and one ``killpg``
+reaches every descendant it spawned. Its stderr is drained continuously into a bounded tail (a
+full stderr pipe would block the child mid-write and look like a hang), and its stdout is split
+into protocol lines with a byte cap, so a runaway or hostile server cannot exhaust memory.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+from anyio.abc import ByteReceiveStream, Process
+
+# Environment variables a server may inherit: enough to find executables and decode text;
+# nothing that points at the user's own configuration, caches or credentials.
+PASSTHROUGH_ENV: tuple[str, ...] = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
+# Offline switches for model hubs and package managers a product might consult.
+OFFLINE_ENV: tuple[tuple[str, str], ...] = (
+    ("HF_HUB_OFFLINE", "1"),
+    ("TRANSFORMERS_OFFLINE", "1"),
+    ("NO_UPDATE_NOTIFIER", "1"),
+    ("PYTHONDONTWRITEBYTECODE", "1"),
+)
+_READ_CHUNK = 65536
+_EXIT_POLL_S = 0.01
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """Everything needed to start one server process; ``env`` is complete, not merged."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: Path
+
+
+def isolated_environment(root: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A fresh HOME and XDG tree under ``root`` (created), PATH passed through, offline flags."""
+    home = root / "home"
+    dirs = {
+        "HOME": home,
+        "XDG_CONFIG_HOME": home / ".config",
+        "XDG_CACHE_HOME": home / ".cache",
+        "XDG_DATA_HOME": home / ".local" / "share",
+        "XDG_STATE_HOME": home / ".local" / "state",
+        "TMPDIR": root / "tmp",
+    }
+    for path in dirs.values():
+        path.mkdir(parents=True, exist_ok=True)
+    env = {key: os.environ[key] for key in PASSTHROUGH_ENV if key in os.environ}
+    env.update({key: str(path) for key, path in dirs.items()})
+    env.update(dict(OFFLINE_ENV))
+    env.update(extra or {})
+    return env
+
+
+class StderrTail:
+    """The last ``limit`` bytes a child wrote to stderr, readable from any thread."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._data = bytearray()
+        self._dropped = 0
+        self._lock = threading.Lock()
+
+    def append(self, chunk: bytes) -> None:
+        with self._lock:
+            self._data.extend(chunk)
+            excess = len(self._data) - self._limit
+            if excess > 0:
+                del self._data[:excess]
+                self._dropped += excess
+
+    def text(self) -> str:
+        with self._lock:
+            body = self._data.decode("utf-8", errors="replace")
+            dropped = self._dropped
+        return f"[{dropped} earlier bytes dropped]\n{body}" if dropped else body
+
+
+class ProtocolFault(Exception):
+    """The server broke the stdio framing: a non-JSON-RPC line or an oversized message."""
+
+
+class LineReader:
+    """Splits a byte stream into newline-terminated lines, refusing any line over ``cap`` bytes."""
+
+    def __init__(self, stream: ByteReceiveStream, cap: int) -> None:
+        self._stream = stream
+        self._cap = cap
+        self._buffer = bytearray()
+
+    async def next_line(self) -> bytes | None:
+        """The next line without its newline, or None at end of stream."""
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end])
+                del self._buffer[: end + 1]
+                return self._checked(line)
+            self._checked(self._buffer)
+            try:
+                chunk = await self._stream.receive(_READ_CHUNK)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return None
+            self._buffer.extend(chunk)
+
+    def _checked(self, line: bytes | bytearray) -> bytes:
+        if len(line) > self._cap:
+            raise ProtocolFault(f"server message exceeds {self._cap} bytes")
+        return bytes(line)
+
+
+async def spawn(spec: ChildSpec) -> Process:
+    """Start the child in its own session with all three pipes."""
+    return await anyio.open_process(
+        list(spec.argv),
+        env=dict(spec.env),
+        cwd=str(spec.cwd),
+        start_new_session=True,
+    )
+
+
+async def drain_stderr(stream: ByteReceiveStream, tail: StderrTail) -> None:
+    with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        while True:
+            tail.append(await stream.receive(_READ_CHUNK))
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the child's whole process group; a group already gone is fine."""
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def wait_exit(process: Process, timeout_s: float) -> bool:
+    """Whether the child was reaped within the timeout (polls returncode, never pipe EOF)."""
+    with anyio.move_on_after(timeout_s):
+        while process.returncode is None:
+            await anyio.sleep(_EXIT_POLL_S)
+    return process.returncode is not None
+
+
+async def stop(process: Process, grace_s: float) -> None:
+    """Close stdin, give the child ``grace_s`` to exit, then kill the group and reap the child.
+
+    The group is killed even after a clean exit: a descendant may still hold it.
+    """
+    if process.stdin is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    await wait_exit(process, grace_s)
+    kill_group(process.pid)
+    await wait_exit(process, 2.0)
+
+
+def pid_exists(pid: int) -> bool:
+    """True while a process with this pid exists (including an unreaped zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

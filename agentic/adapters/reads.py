@@ -1,0 +1,179 @@
+"""Task-scoped document reads shared by the in-process adapters: scope checks, line evidence,
+``get`` and ``multi_get``.
+
+Every coordinate these functions emit is harness-observed: the text comes from the index, its
+bytes are checked against the stored source hash and that hash against the frozen snapshot, and
+the line text and hashes are then taken from the snapshot itself. Backend hashes are always null
+(an in-process index has no independent backend hash), with a reason.
+
+Read rules:
+
+- ``get {uri, fromLine?, lineCount?}`` serves lines ``fromLine .. fromLine+lineCount-1`` clamped
+  to the document (the whole document by default; nothing when ``fromLine`` is past the end).
+  Content is the served lines joined by LF; each non-blank served line is one single-line
+  evidence item. Two backend invocations per URI (lookup and read).
+- ``multi_get {uris, maxBytes?}`` serves each URI whole, in request order. With ``maxBytes`` the
+  served prefix stops before the first non-blank line whose UTF-8 size would push the cumulative
+  evidence text bytes over the cap; content and evidence then both end at that cut, so evidence
+  names exactly the lines that were served.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agentic.adapters.base import AdapterCallError, CallOutcome
+from agentic.adapters.lexical_index import LexicalIndex
+from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
+
+LEXICAL_HASH_REASON = "lexical results do not provide complete source/span hash pairs"
+READ_HASH_REASON = "document reads do not provide complete source/span hash pairs"
+INVOCATIONS_PER_READ = 2
+FIRST_CHUNK_BYTES = 1500
+
+_URI = re.compile(r"^gno://([^/]+)/.+$")
+
+
+def scope_violation(message: str) -> AdapterCallError:
+    return AdapterCallError("task_scope_violation", "product_error", message)
+
+
+@dataclass(frozen=True)
+class TaskScope:
+    """The collections one task may see."""
+
+    task_id: str
+    collections: tuple[str, ...]
+
+    def check_collection(self, collection: str) -> None:
+        if collection not in self.collections:
+            raise scope_violation(f"collection {collection!r} is not visible to this task")
+
+    def check_uri(self, uri: str) -> None:
+        match = _URI.match(uri)
+        if match is None or match.group(1) not in self.collections:
+            raise scope_violation(f"uri {uri!r} is not in a task collection")
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+def first_chunk_end(lines: tuple[str, ...]) -> int:
+    """Last line of a document's first chunk: the longest prefix of lines whose UTF-8 size,
+    counting one LF per line, stays within FIRST_CHUNK_BYTES; never less than line 1."""
+    used = 0
+    end = 0
+    for line in lines:
+        used += len(line.encode("utf-8")) + 1
+        if used > FIRST_CHUNK_BYTES:
+            break
+        end += 1
+    return max(end, 1)
+
+
+def line_evidence(file: CorpusFile, line: int, reason: str) -> ToolEvidence:
+    coordinate = file.line_evidence(line)
+    if coordinate is None:
+        raise AdapterCallError(
+            "invalid_tool_result", "harness_error", f"line {line} not in {file.uri}"
+        )
+    return ToolEvidence(
+        **coordinate.model_dump(),
+        text=file.lines[line - 1],
+        backendSourceHash=None,
+        backendSpanHash=None,
+        backendHashUnavailableReason=reason,
+    )
+
+
+def nonblank_evidence(file: CorpusFile, start: int, end: int, reason: str) -> list[ToolEvidence]:
+    """Single-line evidence for every non-blank line of an inclusive range (clamped)."""
+    last = min(end, len(file.lines))
+    return [
+        line_evidence(file, line, reason)
+        for line in range(max(start, 1), last + 1)
+        if not is_blank(file.lines[line - 1])
+    ]
+
+
+def snapshot_file(snapshot: CorpusSnapshot, uri: str, stored_hash: str | None = None) -> CorpusFile:
+    """The snapshot file behind an index URI; its hash must equal what the index stored."""
+    file = snapshot.by_uri(uri)
+    if file is None:
+        raise AdapterCallError(
+            "unknown_index_document", "product_error", f"{uri} is not in the corpus"
+        )
+    if stored_hash is not None and stored_hash != file.source_hash:
+        raise AdapterCallError(
+            "source_hash_mismatch", "product_error", f"index text of {uri} differs"
+        )
+    return file
+
+
+@dataclass(frozen=True)
+class DocumentReader:
+    """Reads a document through the index and returns the verified snapshot file."""
+
+    index: LexicalIndex
+    snapshot: CorpusSnapshot
+
+    def read(self, uri: str, deadline: float | None) -> CorpusFile:
+        stored = self.index.document(uri, deadline=deadline)
+        if stored is None:
+            raise AdapterCallError("document_not_found", "product_error", f"no document {uri}")
+        return snapshot_file(self.snapshot, uri, stored.source_hash)
+
+
+def source_outcome(content: str, evidence: list[ToolEvidence], invocations: int) -> CallOutcome:
+    result = ToolResult(
+        status="ok", resultRole="source", content=content, evidence=tuple(evidence), errorCode=None
+    )
+    return CallOutcome(result=result, backend_invocations=invocations)
+
+
+def get(
+    reader: DocumentReader, scope: TaskScope, arguments: dict[str, Any], deadline: float | None
+) -> CallOutcome:
+    uri = str(arguments["uri"])
+    scope.check_uri(uri)
+    file = reader.read(uri, deadline)
+    start = int(arguments.get("fromLine", 1))
+    count = arguments.get("lineCount")
+    end = len(file.lines) if count is None else min(start + int(count) - 1, len(file.lines))
+    served = file.lines[start - 1 : end] if start <= end else ()
+    evidence = nonblank_evidence(file, start, end, READ_HASH_REASON)
+    return source_outcome("\n".join(served), evidence, INVOCATIONS_PER_READ)
+
+
+def multi_get(
+    reader: DocumentReader, scope: TaskScope, arguments: dict[str, Any], deadline: float | None
+) -> CallOutcome:
+    uris = [str(uri) for uri in arguments["uris"]]
+    for uri in uris:
+        scope.check_uri(uri)
+    files = [reader.read(uri, deadline) for uri in uris]
+    cap = arguments.get("maxBytes")
+    used = 0
+    blocks: list[str] = []
+    evidence: list[ToolEvidence] = []
+    for file in files:
+        served: list[str] = []
+        cut = False
+        for number, line in enumerate(file.lines, start=1):
+            if not is_blank(line):
+                size = len(line.encode("utf-8"))
+                if cap is not None and used + size > int(cap):
+                    cut = True
+                    break
+                used += size
+                evidence.append(line_evidence(file, number, READ_HASH_REASON))
+            served.append(line)
+        if served:
+            blocks.append("\n".join(served))
+        if cut:
+            break
+    return source_outcome("\n".join(blocks), evidence, INVOCATIONS_PER_READ * len(uris))

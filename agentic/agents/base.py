@@ -1,0 +1,52 @@
+"""The agent protocol.
+
+An agent sees the public task, the tool definitions, and the visible history of delivered calls.
+Each step it returns raw text: exactly one JSON object, either
+``{"kind": "tool", "toolName": ..., "arguments": {...}}`` or
+``{"kind": "final", "envelope": {...FinalEnvelope...}}``. The runner parses that text strictly and
+validates it, the same way for every agent, so a deterministic agent gets no special treatment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agentic.contract.steps import VisibleCall
+from agentic.contract.task import AgentTask
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    """Tokens of one delivered result under the agent's own tokenizer."""
+
+    tokens: int
+    tokenizer_fingerprint: str
+
+
+class AgentSession(Protocol):
+    def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
+        """Raw output text of the next step, given every delivered call so far."""
+        ...
+
+    def count_tokens(self, text: str) -> TokenCount | None:
+        """Tokens of ``text`` under the model's tokenizer, or None when the agent has none."""
+        ...
+
+    def model_load_ms(self) -> float | None:
+        """Model load time when this session loaded a model, else None."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Agent(Protocol):
+    agent_id: str
+
+    def model_fingerprint(self) -> str:
+        """Identity of the agent's decision procedure (state machine + cue table, or model)."""
+        ...
+
+    def prompt_fingerprint(self, task: AgentTask) -> str: ...
+
+    def open(self, task: AgentTask, tools: list[dict[str, Any]]) -> AgentSession: ...

@@ -1,0 +1,1 @@
+"""Subcommands of the ``agentic`` CLI, one module each."""

@@ -1,0 +1,64 @@
+"""``agentic score REPORT.json``: re-score stored receipts with the current scorer.
+
+Users re-score old runs after a scorer fix without re-running any backend. Every pair whose new
+score differs from the stored one is printed; the exit code is 1 if any differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentic.contract.canonical import canonical_text
+from agentic.contract.errors import ContractError
+from agentic.resources import default_fixture_dir
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("score", help="re-score the receipts of a stored report")
+    parser.add_argument("report", type=Path)
+    parser.add_argument("--fixture", type=Path, default=None)
+    parser.set_defaults(func=handle)
+
+
+def _identity(record: Any) -> str:
+    return "/".join(
+        str(part)
+        for part in (record.adapterId, record.taskId, record.trialId, record.lifecycle,
+                     record.seed, record.agentId)
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    from agentic.contract.schemas import parse_and_load
+    from agentic.fixture.loader import load_fixture
+    from agentic.scoring.score import score_receipt
+
+    try:
+        data = args.report.read_bytes()
+    except OSError as exc:
+        raise ContractError("invalid_report", f"cannot read {args.report}: {exc.strerror}") from None
+    report = parse_and_load("benchmark-report", data, source=str(args.report))
+    fixture = load_fixture(args.fixture or default_fixture_dir())
+    if report.fixtureFingerprint != fixture.snapshot.fingerprint:
+        raise ContractError(
+            "fixture_fingerprint_mismatch",
+            f"report fixture {report.fixtureFingerprint[:12]} is not the loaded fixture "
+            f"{fixture.snapshot.fingerprint[:12]}",
+        )
+    if len(report.scores) != len(report.receipts):
+        raise ContractError("invalid_report", "scores and receipts differ in number")
+    changed = 0
+    for receipt, stored in zip(report.receipts, report.scores, strict=True):
+        c = receipt.canonical
+        if _identity(c) != _identity(stored):
+            raise ContractError("invalid_report", f"score {_identity(stored)} is out of order")
+        fresh = score_receipt(c, fixture.task(c.taskId), fixture.oracle(c.taskId))
+        if canonical_text(fresh.to_json()) != canonical_text(stored.score.to_json()):
+            changed += 1
+            print(f"changed {_identity(c)}: success {stored.score.success} -> {fresh.success}")
+    total = len(report.receipts)
+    print(f"re-scored {total} pairs: {changed} changed", file=sys.stderr)
+    return 1 if changed else 0

@@ -1,0 +1,71 @@
+"""``agentic validate KIND FILE [--task TASKFILE]``: check one contract document.
+
+Runs what every boundary of the kit runs: strict JSON, the published schema, the model and, for
+an envelope given its task, the semantic checks. Exit 0 prints ``ok <kind> <file>``; any
+violation is one line on stderr and exit 2 (raised as ContractError, printed by ``cli.main``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.errors import ContractError
+from agentic.contract.schemas import parse_and_load
+from agentic.contract.semantics import envelope_issues
+
+KINDS: dict[str, str] = {
+    "task": "agent-task",
+    "oracle": "hidden-oracle",
+    "envelope": "final-envelope",
+    "receipt": "trajectory-receipt",
+    "report": "benchmark-report",
+}
+
+
+def read_input(path: Path) -> bytes:
+    """The bytes of ``path``, or a one-line ContractError naming it."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ContractError("unreadable_file", f"{path}: {exc.strerror or exc}") from None
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="validate a task, oracle, envelope, receipt or report file",
+        description=__doc__,
+    )
+    parser.add_argument("kind", choices=sorted(KINDS))
+    parser.add_argument("file", type=Path)
+    parser.add_argument(
+        "--task",
+        type=Path,
+        default=None,
+        help="the envelope's task file: also run the semantic checks (envelope only)",
+    )
+    parser.set_defaults(func=run)
+
+
+def _check_semantics(envelope: FinalEnvelope, task_file: Path, source: str) -> None:
+    task = parse_and_load("agent-task", read_input(task_file), source=str(task_file))
+    issues = envelope_issues(envelope, task)
+    if issues:
+        listed = ", ".join(str(issue) for issue in issues)
+        raise ContractError("invalid_final_envelope", f"{source}: {listed}")
+
+
+def run(args: argparse.Namespace) -> int:
+    kind: str = args.kind
+    path: Path = args.file
+    if args.task is not None and kind != "envelope":
+        raise ContractError("invalid_cli_option", "--task applies only to envelope")
+    source = str(path)
+    document = parse_and_load(KINDS[kind], read_input(path), source=source)
+    if args.task is not None and isinstance(document, FinalEnvelope):
+        _check_semantics(document, args.task, source)
+    print(f"ok {kind} {path}")
+    return 0

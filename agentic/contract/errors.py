@@ -1,0 +1,16 @@
+"""The one exception type every boundary raises for bad input.
+
+The CLI turns it into a single line on stderr and exit code 2, so a message must be one line
+and name the problem precisely (a file, a JSON pointer, a field).
+"""
+
+from __future__ import annotations
+
+
+class ContractError(ValueError):
+    """Input violates the contract: bad JSON, a schema or semantic rule, a tampered file."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        self.message = " ".join(message.split())
+        super().__init__(f"{code}: {self.message}")

@@ -1,0 +1,153 @@
+"""The benchmark report: environment, preparations, receipts, scores, replays, promotion."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from agentic.contract.base import (
+    Bool,
+    ContractModel,
+    Int,
+    NonNegativeInt,
+    Number,
+    Sha256,
+    Str,
+    TaskId,
+)
+from agentic.contract.receipt import FailureClass, Lifecycle, TrajectoryReceipt
+
+BENCHMARK_ID = "agentic-retrieval@1"
+
+
+class GitInfo(ContractModel):
+    commit: Annotated[Str, Field(pattern=r"^[a-f0-9]{40}$")] | None
+    dirty: Bool | None
+    unavailableReason: Str | None
+
+
+class Trial(ContractModel):
+    trialId: Str
+    seed: Int | None
+
+
+class Environment(ContractModel):
+    packageVersion: Str
+    # The reference runs on Bun; this kit runs on Python and records that in pythonVersion.
+    # bunVersion stays (nullable) so reference reports remain valid here.
+    bunVersion: Str | None
+    pythonVersion: Str | None = None
+    platform: Str
+    architecture: Str
+    git: GitInfo
+    fixtureVersion: Str
+    agentId: Str
+    trials: Annotated[tuple[Trial, ...], Field(min_length=1)]
+
+
+class PreparationObservations(ContractModel):
+    preparationMs: Number | None
+    preparationUnavailableReason: Str | None
+    details: dict[str, Str | Number | Bool | None]
+
+
+class Preparation(ContractModel):
+    adapterId: Str
+    corpusFingerprint: Sha256
+    indexFingerprint: Sha256
+    observations: PreparationObservations
+
+
+class PairIdentity(ContractModel):
+    taskId: TaskId
+    adapterId: Str
+    trialId: Str
+    seed: Int | None
+    lifecycle: Lifecycle
+    agentId: Str
+
+
+class Exclusion(PairIdentity):
+    failureClass: FailureClass
+    reason: Str
+
+
+class TaskScore(ContractModel):
+    taskId: TaskId
+    scored: Bool
+    exclusionReason: Str | None
+    success: Annotated[Int, Field(ge=0, le=1)]
+    completed: Bool
+    supportedClaims: tuple[Str, ...]
+    unsupportedClaims: tuple[Str, ...]
+    unsupportedSubstantiveClaims: tuple[Str, ...]
+    missingRequiredClaims: tuple[Str, ...]
+    forbiddenEvidenceClaims: tuple[Str, ...]
+    invalidOutputs: tuple[Str, ...]
+    correctAbstention: Bool
+    prematureStop: Bool
+    unnecessaryRead: Bool
+    collectionCorrect: Bool
+    filtersCorrect: Bool
+    substantiveClaims: NonNegativeInt
+    linkedSupportedClaims: NonNegativeInt
+
+
+class ScoreRecord(PairIdentity):
+    score: TaskScore
+
+
+class ReplayPayload(ContractModel):
+    canonicalJson: Annotated[Str, Field(min_length=2)]
+    sha256: Sha256
+
+
+class CapsuleReplay(ContractModel):
+    taskId: TaskId
+    adapterId: Literal["capsule"]
+    trialId: Str
+    seed: Int | None
+    lifecycle: Lifecycle
+    agentId: Str
+    first: ReplayPayload
+    second: ReplayPayload
+
+
+class PromotionMetrics(ContractModel):
+    baselineSuccessRate: Number | None
+    candidateSuccessRate: Number | None
+    agentCallReduction: Number | None
+    contextByteReduction: Number | None
+    claimLinkageRate: Number | None
+    baselineUnsupportedClaims: NonNegativeInt | None
+    candidateUnsupportedClaims: NonNegativeInt | None
+    unsupportedClaimReduction: Number | None
+
+
+class Promotion(ContractModel):
+    passed: Bool
+    pairCount: NonNegativeInt
+    failures: tuple[Str, ...]
+    metrics: PromotionMetrics
+
+
+class BenchmarkReport(ContractModel):
+    schemaVersion: Literal["1.0"]
+    benchmarkId: Literal["agentic-retrieval@1"]
+    canonicalFingerprint: Sha256
+    # Our extension: the canonical projection without the environment, so runs on two machines
+    # (or host and container) compare on results alone. Optional so reference reports validate.
+    resultsFingerprint: Sha256 | None = None
+    fixtureFingerprint: Sha256
+    environment: Environment
+    methodology: tuple[Str, ...]
+    limitations: tuple[Str, ...]
+    preparations: tuple[Preparation, ...]
+    attemptedPairs: NonNegativeInt
+    scoredPairs: NonNegativeInt
+    exclusions: tuple[Exclusion, ...]
+    receipts: tuple[TrajectoryReceipt, ...]
+    scores: tuple[ScoreRecord, ...]
+    capsuleReplays: tuple[CapsuleReplay, ...]
+    promotion: Promotion | None

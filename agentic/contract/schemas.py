@@ -1,0 +1,269 @@
+"""Validation against the five published JSON Schemas, then the pydantic models.
+
+Every boundary runs strict JSON -> schema -> model (DESIGN.md, "fail closed"). The schemas are the
+published contract; the models must accept exactly the documents the schemas accept, and the
+contract tests hold the two together.
+
+Three deliberate departures from a stock Python draft-07 validator, each making it agree with the
+reference's Ajv and with the models:
+- ``integer`` means a JSON integer token (a Python ``int``), never ``1.0``: the models are strict
+  and canonical JSON could otherwise differ from the bytes an agent wrote.
+- A trailing ``$`` in a ``pattern`` anchors at the very end of the string, as in ECMA-262
+  (Python's ``$`` also matches before a final newline, which would admit ``"t0123456\\n"``).
+- ``date`` and ``date-time`` are asserted (RFC 3339, with day-of-month checks), not annotations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, overload
+
+from jsonschema import Draft7Validator, FormatChecker, ValidationError, validators
+from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
+from pydantic import ValidationError as ModelValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT7
+
+from agentic import resources
+from agentic.contract.base import ContractModel, is_date_time, is_full_date
+from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.errors import ContractError
+from agentic.contract.oracle import HiddenOracle
+from agentic.contract.receipt import TrajectoryReceipt
+from agentic.contract.report import BenchmarkReport
+from agentic.contract.strict_json import parse_strict
+from agentic.contract.task import AgentTask
+
+SchemaName = Literal[
+    "agent-task", "hidden-oracle", "final-envelope", "trajectory-receipt", "benchmark-report"
+]
+SCHEMA_NAMES: tuple[SchemaName, ...] = (
+    "agent-task",
+    "hidden-oracle",
+    "final-envelope",
+    "trajectory-receipt",
+    "benchmark-report",
+)
+SCHEMA_ID_PREFIX = "gno://schemas/evals/agentic/"
+SCHEMA_ID_SUFFIX = "@1.0"
+
+MODELS: Mapping[SchemaName, type[ContractModel]] = {
+    "agent-task": AgentTask,
+    "hidden-oracle": HiddenOracle,
+    "final-envelope": FinalEnvelope,
+    "trajectory-receipt": TrajectoryReceipt,
+    "benchmark-report": BenchmarkReport,
+}
+
+# Error lines end up in receipts' invalidOutputs, so they must stay one bounded line.
+_MAX_MESSAGE = 200
+
+
+def schema_id(name: str) -> str:
+    return f"{SCHEMA_ID_PREFIX}{name}{SCHEMA_ID_SUFFIX}"
+
+
+def schema_path(name: str) -> Path:
+    return resources.schemas_dir() / f"{name}.schema.json"
+
+
+def _checked_name(name: str) -> SchemaName:
+    for known in SCHEMA_NAMES:
+        if known == name:
+            return known
+    raise ContractError(
+        "unknown_schema", f"unknown schema {name!r}; expected one of {SCHEMA_NAMES}"
+    )
+
+
+def _read_schema(name: SchemaName) -> dict[str, Any]:
+    path = schema_path(name)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ContractError("invalid_schema", f"{path}: {exc.strerror or exc}") from None
+    schema = parse_strict(data, source=str(path))
+    if not isinstance(schema, dict) or schema.get("$id") != schema_id(name):
+        raise ContractError("invalid_schema", f"{path}: $id must be {schema_id(name)}")
+    try:
+        Draft7Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ContractError("invalid_schema", f"{path}: {exc.message}") from None
+    return schema
+
+
+@cache
+def load_schemas() -> Mapping[SchemaName, Mapping[str, Any]]:
+    """The five schemas, read once from the schemas folder and checked against draft-07."""
+    return {name: _read_schema(name) for name in SCHEMA_NAMES}
+
+
+def _is_json_integer(_checker: object, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+@cache
+def _compile(pattern: str) -> re.Pattern[str]:
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern)
+
+
+def _pattern(
+    validator: Validator, pattern: str, instance: object, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    del validator, schema
+    if isinstance(instance, str) and _compile(pattern).search(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _date_format(instance: object) -> bool:
+    return not isinstance(instance, str) or is_full_date(instance)
+
+
+def _date_time_format(instance: object) -> bool:
+    return not isinstance(instance, str) or is_date_time(instance)
+
+
+def _format_checker() -> FormatChecker:
+    checker = FormatChecker(formats=())
+    checker.checks("date")(_date_format)
+    checker.checks("date-time")(_date_time_format)
+    return checker
+
+
+@cache
+def _validators() -> Mapping[SchemaName, Validator]:
+    schemas = load_schemas()
+    registry: Registry[Any] = Registry().with_resources(
+        (schema_id(name), Resource.from_contents(schema, default_specification=DRAFT7))
+        for name, schema in schemas.items()
+    )
+    # The stubs leave ``extend`` unannotated; it returns a Validator class.
+    validator_class: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
+        Draft7Validator,
+        validators={"pattern": _pattern},
+        type_checker=Draft7Validator.TYPE_CHECKER.redefine("integer", _is_json_integer),
+    )
+    checker = _format_checker()
+    return {
+        name: validator_class(schema, registry=registry, format_checker=checker)
+        for name, schema in schemas.items()
+    }
+
+
+def _pointer(path: Iterable[str | int]) -> str:
+    tokens = [str(token).replace("~", "~0").replace("/", "~1") for token in path]
+    return "/" + "/".join(tokens) if tokens else "/"
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+
+
+def _branch_rank(errors: list[ValidationError]) -> tuple[int, int, int]:
+    """How badly one alternative missed: the wrong JSON type for the whole instance is worse
+    than a wrong ``const`` (the tag of a claim value), which is worse than more errors."""
+    shape_missed = any(error.validator == "type" and not error.relative_path for error in errors)
+    tag_missed = any(error.validator == "const" for error in errors)
+    return (int(shape_missed), int(tag_missed), len(errors))
+
+
+def _leaves(error: ValidationError) -> Iterator[ValidationError]:
+    """The errors that explain a failure. For anyOf/oneOf, the bare "not valid under any of the
+    given schemas" names neither the field nor the rule, so report the errors of the one
+    alternative the document plainly meant, when there is one."""
+    if error.validator not in ("anyOf", "oneOf") or not error.context:
+        yield error
+        return
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
+    ranked = sorted((_branch_rank(errors), index) for index, errors in branches.items())
+    best_rank, best_index = ranked[0]
+    ambiguous = len(ranked) > 1 and ranked[1][0] == best_rank
+    if best_rank[0] or ambiguous:
+        yield error
+        return
+    for sub in branches[best_index]:
+        yield from _leaves(sub)
+
+
+def _describe(error: ValidationError) -> str:
+    return f"{_pointer(error.absolute_path)} {error.validator} {_shorten(error.message)}"
+
+
+def schema_errors(name: str, document: object) -> list[str]:
+    """Every schema violation of ``document``, as sorted "<json pointer> <keyword> <message>"
+    lines; empty when the document is valid."""
+    validator = _validators()[_checked_name(name)]
+    instance: Any = document  # any Python value may arrive here; the schema decides
+    errors = validator.iter_errors(instance)
+    return sorted({_describe(leaf) for error in errors for leaf in _leaves(error)})
+
+
+def _model_error(exc: ModelValidationError) -> str:
+    first = exc.errors(include_url=False)[0]
+    return f"{_pointer(first['loc'])} {first['type']} {_shorten(first['msg'])}"
+
+
+@overload
+def load_document(name: Literal["agent-task"], document: object, *, source: str) -> AgentTask: ...
+@overload
+def load_document(
+    name: Literal["hidden-oracle"], document: object, *, source: str
+) -> HiddenOracle: ...
+@overload
+def load_document(
+    name: Literal["final-envelope"], document: object, *, source: str
+) -> FinalEnvelope: ...
+@overload
+def load_document(
+    name: Literal["trajectory-receipt"], document: object, *, source: str
+) -> TrajectoryReceipt: ...
+@overload
+def load_document(
+    name: Literal["benchmark-report"], document: object, *, source: str
+) -> BenchmarkReport: ...
+@overload
+def load_document(name: str, document: object, *, source: str) -> ContractModel: ...
+def load_document(name: str, document: object, *, source: str) -> ContractModel:
+    """Schema first, then the model; the first violation becomes a one-line ContractError."""
+    checked = _checked_name(name)
+    errors = schema_errors(checked, document)
+    if errors:
+        raise ContractError("schema_violation", f"{source}: {errors[0]}")
+    try:
+        return MODELS[checked].model_validate(document)
+    except ModelValidationError as exc:
+        raise ContractError("schema_violation", f"{source}: {_model_error(exc)}") from None
+
+
+@overload
+def parse_and_load(name: Literal["agent-task"], data: bytes | str, *, source: str) -> AgentTask: ...
+@overload
+def parse_and_load(
+    name: Literal["hidden-oracle"], data: bytes | str, *, source: str
+) -> HiddenOracle: ...
+@overload
+def parse_and_load(
+    name: Literal["final-envelope"], data: bytes | str, *, source: str
+) -> FinalEnvelope: ...
+@overload
+def parse_and_load(
+    name: Literal["trajectory-receipt"], data: bytes | str, *, source: str
+) -> TrajectoryReceipt: ...
+@overload
+def parse_and_load(
+    name: Literal["benchmark-report"], data: bytes | str, *, source: str
+) -> BenchmarkReport: ...
+@overload
+def parse_and_load(name: str, data: bytes | str, *, source: str) -> ContractModel: ...
+def parse_and_load(name: str, data: bytes | str, *, source: str) -> ContractModel:
+    """Strict JSON parse, then :func:`load_document`."""
+    return load_document(name, parse_strict(data, source=source), source=source)

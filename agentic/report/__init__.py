@@ -1,0 +1,1 @@
+"""Report assembly, fingerprints, markdown, and atomic artifact staging."""

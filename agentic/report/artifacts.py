@@ -1,0 +1,195 @@
+"""Writing the four report artifacts as one set, atomically.
+
+All files are written and fsynced into a staging folder beside the target, which is then swapped
+into place. Where the kernel supports it the swap is one ``renameat2(RENAME_EXCHANGE)``, so a
+reader, or a kill at any instant, sees either the old complete set or the new one. Where it does
+not, two renames are used and a leftover backup is restored on the next write.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentic.contract.canonical import stable_pretty_json
+from agentic.contract.errors import ContractError
+from agentic.contract.report import BenchmarkReport
+from agentic.report.assemble import projection
+from agentic.report.markdown import render_markdown
+
+ARTIFACT_NAMES: tuple[str, ...] = ("report.json", "canonical.json", "observations.json", "report.md")
+STAGE_PREFIX = ".agentic-stage-"
+BACKUP_SUFFIX = ".agentic-previous"
+TEMP_PLACEHOLDER = "<temp>"
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _identity(receipt: Any) -> dict[str, Any]:
+    c = receipt.canonical
+    return {
+        "taskId": c.taskId,
+        "adapterId": c.adapterId,
+        "trialId": c.trialId,
+        "seed": c.seed,
+        "lifecycle": c.lifecycle,
+        "agentId": c.agentId,
+    }
+
+
+def _observations_without_paths(receipt: Any) -> dict[str, Any]:
+    data: dict[str, Any] = receipt.observations.to_json()
+    data["tempPaths"] = [TEMP_PLACEHOLDER for _ in data["tempPaths"]]
+    return data
+
+
+def render_artifacts(report: BenchmarkReport, *, extra_markdown: str = "") -> dict[str, bytes]:
+    """The four files of one report, as bytes. Temp paths appear as ``<temp>``."""
+    full = report.to_json()
+    for receipt_json, receipt in zip(full["receipts"], report.receipts, strict=True):
+        receipt_json["observations"] = _observations_without_paths(receipt)
+    canonical = {
+        "canonicalFingerprint": report.canonicalFingerprint,
+        "resultsFingerprint": report.resultsFingerprint,
+        "projection": projection(report),
+    }
+    observations = {
+        "environment": report.environment.to_json(),
+        "preparations": [
+            {"adapterId": p.adapterId, "observations": p.observations.to_json()}
+            for p in report.preparations
+        ],
+        "receipts": [
+            {**_identity(r), "observations": _observations_without_paths(r)}
+            for r in report.receipts
+        ],
+    }
+    return {
+        "report.json": stable_pretty_json(full).encode("utf-8"),
+        "canonical.json": stable_pretty_json(canonical).encode("utf-8"),
+        "observations.json": stable_pretty_json(observations).encode("utf-8"),
+        "report.md": (render_markdown(report) + extra_markdown).encode("utf-8"),
+    }
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths; False where the kernel or filesystem cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if result == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(a))
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _recover(target: Path) -> None:
+    """Undo a two-rename swap that was interrupted between its renames."""
+    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    if backup.exists() and not target.exists():
+        backup.rename(target)
+    if backup.exists():
+        shutil.rmtree(backup)
+    for stale in target.parent.glob(STAGE_PREFIX + target.name + "-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def _stage(target: Path, files: Mapping[str, bytes]) -> Path:
+    staging = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX + target.name + "-", dir=target.parent))
+    for name, data in files.items():
+        with open(staging / name, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    _fsync_dir(staging)
+    return staging
+
+
+def _swap(staging: Path, target: Path) -> None:
+    if not target.exists():
+        staging.rename(target)
+        return
+    if _exchange(staging, target):
+        shutil.rmtree(staging)  # now holds the previous set
+        return
+    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    target.rename(backup)
+    try:
+        staging.rename(target)
+    except OSError:
+        backup.rename(target)
+        raise
+    shutil.rmtree(backup)
+
+
+def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
+    """Replace ``target`` with exactly ``files``; on failure the previous set is untouched."""
+    target = target.absolute()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _recover(target)
+        staging = _stage(target, files)
+    except OSError as exc:
+        raise ContractError("artifact_write_failed", f"cannot stage {target}: {exc}") from None
+    try:
+        _swap(staging, target)
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise ContractError("artifact_write_failed", f"cannot replace {target}: {exc}") from None
+
+
+def _read_once(folder: Path) -> dict[str, bytes] | None:
+    """Read every file relative to one open directory, so all come from the same set.
+    None when the folder was swapped away mid-read (its old files were being removed)."""
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return None
+    try:
+        present = set(os.listdir(dir_fd))
+        missing = [name for name in ARTIFACT_NAMES if name not in present]
+        if missing:
+            raise ContractError("incomplete_artifact_set", f"{folder} lacks {', '.join(missing)}")
+        result = {}
+        for name in ARTIFACT_NAMES:
+            fd = os.open(name, os.O_RDONLY, dir_fd=dir_fd)
+            with os.fdopen(fd, "rb") as handle:
+                result[name] = handle.read()
+        return result
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(dir_fd)
+
+
+def read_artifact_set(folder: Path, *, attempts: int = 50) -> dict[str, bytes]:
+    """The complete set of one generation, or ContractError naming what is missing.
+
+    A writer swaps whole folders, so reading relative to one directory handle yields one
+    generation; a read that races the removal of the previous folder is simply retried.
+    """
+    for _ in range(attempts):
+        result = _read_once(folder)
+        if result is not None:
+            return result
+    raise ContractError("incomplete_artifact_set", f"{folder} is missing or keeps changing")

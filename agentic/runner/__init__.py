@@ -1,0 +1,1 @@
+"""The runner: schedules, lifecycles (cold/warm), the trial loop, receipts."""

@@ -1,0 +1,202 @@
+"""One benchmark run: prepare each adapter once, run its cohorts, replay the capsule, and return
+everything the report needs. Scoring happens afterwards, on the receipts alone."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentic import __version__
+from agentic.adapters.base import Adapter, PreparedIndex
+from agentic.agents.base import Agent
+from agentic.contract.canonical import ZERO_HASH, canonical_text, fingerprint, sha256_hex
+from agentic.contract.receipt import CanonicalReceipt, Timing, TrajectoryReceipt
+from agentic.contract.report import (
+    CapsuleReplay,
+    Preparation,
+    PreparationObservations,
+    ReplayPayload,
+)
+from agentic.contract.task import AgentTask
+from agentic.fixture.loader import Fixture
+from agentic.runner.bounded import BoundedExecutor
+from agentic.runner.lifecycles import CohortContext, run_cold, run_warm
+from agentic.runner.receipts import PairId, harness_failure_receipt, unknown_fingerprints
+from agentic.runner.schedule import Schedule
+
+RUNNER_ID = "agentic-runner-v1"
+
+
+def runtime_fingerprint() -> str:
+    """Identity of the harness runtime. Machine details live in the report environment, so the
+    same kit on two machines (or host and container) yields the same receipts."""
+    major, minor, _ = platform.python_version_tuple()
+    return fingerprint(
+        {"runner": RUNNER_ID, "package": __version__, "python": f"{major}.{minor}"}
+    )
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    fixture: Fixture
+    schedule: Schedule
+    adapter_factory: Callable[[str], Adapter]
+    agent_factory: Callable[[], Agent]
+    agent_id: str
+    timeout_s: float
+    replay_capsule: bool = True
+    progress: Callable[[str], None] = lambda message: None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    preparations: tuple[Preparation, ...]
+    receipts: tuple[TrajectoryReceipt, ...]
+    replays: tuple[CapsuleReplay, ...]
+
+
+@dataclass(frozen=True)
+class _AdapterRun:
+    preparation: Preparation
+    receipts: list[TrajectoryReceipt]
+
+
+def _preparation_record(adapter_id: str, corpus_fp: str, prepared: PreparedIndex | None,
+                        failure: str | None) -> Preparation:
+    if prepared is None:
+        observations = PreparationObservations(
+            preparationMs=None, preparationUnavailableReason=failure or "preparation failed",
+            details={},
+        )
+        return Preparation(adapterId=adapter_id, corpusFingerprint=corpus_fp,
+                           indexFingerprint=ZERO_HASH, observations=observations)
+    observations = PreparationObservations(
+        preparationMs=round(prepared.preparation_ms, 3), preparationUnavailableReason=None,
+        details=dict(prepared.details),
+    )
+    return Preparation(adapterId=adapter_id, corpusFingerprint=prepared.corpus_fingerprint,
+                       indexFingerprint=prepared.index_fingerprint, observations=observations)
+
+
+def _failed_preparation(config: RunConfig, adapter: Adapter, tasks: tuple[AgentTask, ...],
+                        message: str) -> list[TrajectoryReceipt]:
+    receipts = []
+    config_fp = fingerprint(adapter.config)
+    for lifecycle in config.schedule.lifecycles:
+        for trial in config.schedule.trials:
+            for task in tasks:
+                pair = PairId(task.taskId, adapter.adapter_id, trial.trialId, trial.seed,
+                              lifecycle, config.agent_id)
+                receipts.append(harness_failure_receipt(
+                    pair, code="adapter_preparation_failed", message=message,
+                    capabilities=adapter.capabilities,
+                    fingerprints=unknown_fingerprints(config.fixture.snapshot.fingerprint,
+                                                      runtime_fingerprint(), config_fp, None),
+                    preparation=Timing.unavailable("preparation failed"),
+                ))
+    return receipts
+
+
+def _run_adapter(config: RunConfig, adapter_id: str, work: Path,
+                 executor: BoundedExecutor) -> _AdapterRun:
+    snapshot = config.fixture.snapshot
+    tasks = tuple(config.fixture.task(t) for t in config.schedule.task_ids)
+    adapter = config.adapter_factory(adapter_id)
+    root = Path(tempfile.mkdtemp(prefix=f"{adapter_id}-", dir=work))
+    config.progress(f"prepare {adapter_id}")
+    started = time.perf_counter()
+    try:
+        prepared = adapter.prepare(snapshot, root, timeout_s=config.timeout_s)
+        if prepared.corpus_fingerprint != snapshot.fingerprint:
+            raise ValueError("corpus_fingerprint_mismatch: index bound to another corpus")
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        return _AdapterRun(_preparation_record(adapter_id, snapshot.fingerprint, None, message),
+                           _failed_preparation(config, adapter, tasks, message))
+    elapsed = (time.perf_counter() - started) * 1000
+    preparation = Timing.measured(prepared.preparation_ms or elapsed)
+    ctx = CohortContext(
+        adapter=adapter, prepared=prepared, agent_factory=config.agent_factory,
+        agent_id=config.agent_id, tasks=tasks, trials=config.schedule.trials,
+        corpus_fingerprint=snapshot.fingerprint, runtime_fingerprint=runtime_fingerprint(),
+        timeout_s=config.timeout_s, preparation=preparation, executor=executor,
+    )
+    receipts: list[TrajectoryReceipt] = []
+    for lifecycle in config.schedule.lifecycles:
+        config.progress(f"{adapter_id} {lifecycle} cohort")
+        receipts.extend(run_cold(ctx) if lifecycle == "cold" else run_warm(ctx))
+    return _AdapterRun(_preparation_record(adapter_id, snapshot.fingerprint, prepared, None),
+                       receipts)
+
+
+def receipt_sort_key(receipt: TrajectoryReceipt) -> tuple[str, str, str, str, str, str]:
+    c = receipt.canonical
+    return (c.adapterId, c.taskId, c.trialId, c.lifecycle, str(c.seed), c.agentId)
+
+
+def single_bundle_payload(receipt: CanonicalReceipt) -> str | None:
+    """The content of the one delivered evidence_bundle, or None if not exactly one."""
+    bundles = [c.result.content for c in receipt.calls
+               if c.deliveredToAgent and c.result.resultRole == "evidence_bundle"]
+    return bundles[0] if len(bundles) == 1 else None
+
+
+def _replay_payload(content: str) -> ReplayPayload:
+    return ReplayPayload(canonicalJson=content, sha256=sha256_hex(content.encode("utf-8")))
+
+
+def capsule_replays(first: list[TrajectoryReceipt],
+                    second: list[TrajectoryReceipt]) -> tuple[CapsuleReplay, ...]:
+    """Match receipts of two capsule runs by identity and record both payloads."""
+    second_by_key = {receipt_sort_key(r): r.canonical for r in second}
+    replays = []
+    for receipt in sorted(first, key=receipt_sort_key):
+        c = receipt.canonical
+        other = second_by_key.get(receipt_sort_key(receipt))
+        payload_a = single_bundle_payload(c)
+        if other is None or payload_a is None or len(payload_a) < 2:
+            continue
+        if canonical_text(other.fingerprints.to_json()) != canonical_text(c.fingerprints.to_json()):
+            continue
+        payload_b = single_bundle_payload(other)
+        if payload_b is None or len(payload_b) < 2:
+            continue
+        replays.append(CapsuleReplay(
+            taskId=c.taskId, adapterId="capsule", trialId=c.trialId, seed=c.seed,
+            lifecycle=c.lifecycle, agentId=c.agentId,
+            first=_replay_payload(payload_a), second=_replay_payload(payload_b),
+        ))
+    return tuple(replays)
+
+
+def run_benchmark(config: RunConfig) -> RunResult:
+    preparations: list[Preparation] = []
+    receipts: list[TrajectoryReceipt] = []
+    replays: tuple[CapsuleReplay, ...] = ()
+    executor = BoundedExecutor()
+    work = Path(tempfile.mkdtemp(prefix="agentic-run-"))
+    try:
+        capsule_first: list[TrajectoryReceipt] = []
+        for adapter_id in config.schedule.adapter_ids:
+            run = _run_adapter(config, adapter_id, work, executor)
+            preparations.append(run.preparation)
+            receipts.extend(run.receipts)
+            if adapter_id == "capsule":
+                capsule_first = run.receipts
+        if config.replay_capsule and capsule_first:
+            config.progress("capsule replay from a fresh preparation")
+            replay_run = _run_adapter(config, "capsule", work, executor)
+            replays = capsule_replays(capsule_first, replay_run.receipts)
+    finally:
+        executor.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return RunResult(
+        preparations=tuple(sorted(preparations, key=lambda p: p.adapterId)),
+        receipts=tuple(sorted(receipts, key=receipt_sort_key)),
+        replays=replays,
+    )

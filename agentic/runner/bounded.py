@@ -1,0 +1,41 @@
+"""Running in-process work under a deadline.
+
+Adapters enforce their own deadlines (SQLite progress handlers, MCP call timeouts, killed child
+processes). Agent steps run in-process, so the runner bounds them here: the step runs on a worker
+thread and the runner stops waiting at the deadline. A thread cannot be killed, so a timed-out
+worker is abandoned and never reused; the caller treats the agent's state as unknown.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class OperationTimeout(Exception):
+    """The operation did not finish before its deadline."""
+
+
+class BoundedExecutor:
+    """One worker thread, replaced after a timeout so later work never queues behind a hang."""
+
+    def __init__(self) -> None:
+        self._pool = futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentic-bounded")
+
+    def run(self, fn: Callable[[], T], timeout_s: float) -> T:
+        future = self._pool.submit(fn)
+        try:
+            return future.result(timeout=timeout_s)
+        except futures.TimeoutError:
+            future.cancel()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = futures.ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="agentic-bounded"
+            )
+            raise OperationTimeout(f"exceeded {timeout_s:g} s") from None
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

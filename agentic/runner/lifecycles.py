@@ -1,0 +1,208 @@
+"""Cold and warm cohorts of one prepared adapter.
+
+Cold: every pair attaches a fresh adapter session (a fresh process for MCP adapters) and a fresh
+agent; startup is measured from attach through reset. Warm: one session and one agent serve the
+whole cohort after exactly one discarded readiness probe; a failure that leaves the shared state
+unknown excludes every remaining pair explicitly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from agentic.adapters.base import Adapter, AdapterError, AdapterSession, PreparedIndex, ResetInfo
+from agentic.agents.base import Agent, AgentSession
+from agentic.contract.canonical import fingerprint
+from agentic.contract.receipt import Fingerprints, Lifecycle, Timing, TrajectoryReceipt
+from agentic.contract.report import Trial
+from agentic.contract.task import AgentTask
+from agentic.runner.bounded import BoundedExecutor
+from agentic.runner.receipts import (
+    PairId,
+    PairTimings,
+    build_receipt,
+    harness_failure_receipt,
+)
+from agentic.runner.trial import TrialLimits, run_trial
+from agentic.tools import tool_definitions, tools_fingerprint
+
+WARM_STATE_REASON = "completed before scored warm cohort"
+NO_MODEL_REASON = "one or more model-load components unavailable"
+
+
+@dataclass(frozen=True)
+class CohortContext:
+    adapter: Adapter
+    prepared: PreparedIndex
+    agent_factory: Callable[[], Agent]
+    agent_id: str
+    tasks: tuple[AgentTask, ...]
+    trials: tuple[Trial, ...]
+    corpus_fingerprint: str
+    runtime_fingerprint: str
+    timeout_s: float
+    preparation: Timing
+    executor: BoundedExecutor
+
+    def pairs(self, lifecycle: Lifecycle) -> Iterator[tuple[PairId, AgentTask]]:
+        for trial in self.trials:
+            for task in self.tasks:
+                pair = PairId(
+                    task_id=task.taskId,
+                    adapter_id=self.adapter.adapter_id,
+                    trial_id=trial.trialId,
+                    seed=trial.seed,
+                    lifecycle=lifecycle,
+                    agent_id=self.agent_id,
+                )
+                yield pair, task
+
+    def fingerprints(self, agent: Agent | None, task: AgentTask) -> Fingerprints:
+        return Fingerprints(
+            corpus=self.corpus_fingerprint,
+            prompt=agent.prompt_fingerprint(task) if agent else "0" * 64,
+            tools=tools_fingerprint(),
+            model=agent.model_fingerprint() if agent else "0" * 64,
+            runtime=self.runtime_fingerprint,
+            config=self.prepared.config_fingerprint,
+            index=self.prepared.index_fingerprint,
+        )
+
+    def harness_receipt(
+        self, pair: PairId, task: AgentTask, code: str, message: str
+    ) -> TrajectoryReceipt:
+        return harness_failure_receipt(
+            pair,
+            code=code,
+            message=message,
+            capabilities=self.adapter.capabilities,
+            fingerprints=self.fingerprints(None, task),
+            preparation=self.preparation,
+        )
+
+
+def _attach(ctx: CohortContext) -> AdapterSession:
+    """Attach and re-verify the prepared identity and the frozen tool list."""
+    if fingerprint(ctx.adapter.config) != ctx.prepared.config_fingerprint:
+        raise AdapterError("adapter_identity_mismatch", "harness_error", "config changed")
+    session = ctx.adapter.attach(ctx.prepared, timeout_s=ctx.timeout_s)
+    try:
+        if session.list_tools() != tool_definitions():
+            raise AdapterError("tool_schema_mismatch", "harness_error", "tools differ")
+    except BaseException:
+        session.close()
+        raise
+    return session
+
+
+def _model_load(ctx: CohortContext, reset: ResetInfo, agent: AgentSession) -> Timing:
+    agent_ms = agent.model_load_ms()
+    adapter_ms = reset.model_load_ms
+    if agent_ms is None or (ctx.adapter.capabilities.modelLoadTiming and adapter_ms is None):
+        return Timing.unavailable(NO_MODEL_REASON)
+    return Timing.measured(agent_ms + (adapter_ms or 0.0))
+
+
+def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
+    receipts = []
+    limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
+    for pair, task in ctx.pairs("cold"):
+        started = time.perf_counter()
+        session: AdapterSession | None = None
+        agent_session: AgentSession | None = None
+        try:
+            try:
+                session = _attach(ctx)
+                reset = session.reset(task, readiness_probe=False, timeout_s=ctx.timeout_s)
+                startup_ms = (time.perf_counter() - started) * 1000
+                agent = ctx.agent_factory()
+                agent_session = agent.open(task, tool_definitions())
+            except Exception as exc:
+                receipts.append(
+                    ctx.harness_receipt(pair, task, "cold_trial_setup_failed", repr(exc))
+                )
+                continue
+            outcome = run_trial(agent_session, session, task, limits, ctx.executor)
+            timings = PairTimings(
+                preparation=ctx.preparation,
+                startup=Timing.measured(startup_ms),
+                model_load=_model_load(ctx, reset, agent_session),
+                end_to_end=Timing.measured((time.perf_counter() - started) * 1000),
+            )
+            receipts.append(
+                build_receipt(
+                    pair,
+                    outcome,
+                    capabilities=ctx.adapter.capabilities,
+                    fingerprints=ctx.fingerprints(agent, task),
+                    timings=timings,
+                    temp_paths=(str(ctx.prepared.root),),
+                )
+            )
+        finally:
+            if agent_session is not None:
+                agent_session.close()
+            if session is not None:
+                session.close()
+    return receipts
+
+
+def run_warm(ctx: CohortContext) -> list[TrajectoryReceipt]:
+    limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
+    pairs = list(ctx.pairs("warm"))
+    try:
+        session = _attach(ctx)
+    except Exception as exc:
+        return [ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs]
+    receipts: list[TrajectoryReceipt] = []
+    try:
+        try:
+            session.reset(ctx.tasks[0], readiness_probe=True, timeout_s=ctx.timeout_s)
+            agent = ctx.agent_factory()
+        except Exception as exc:
+            return [
+                ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs
+            ]
+        corrupted: str | None = None
+        warm_state = Timing.unavailable(WARM_STATE_REASON)
+        for pair, task in pairs:
+            if corrupted is not None:
+                receipts.append(
+                    ctx.harness_receipt(pair, task, "warm_cohort_corrupted", f"after {corrupted}")
+                )
+                continue
+            try:
+                session.reset(task, readiness_probe=False, timeout_s=ctx.timeout_s)
+            except Exception as exc:
+                corrupted = "reset_failed"
+                receipts.append(ctx.harness_receipt(pair, task, "warm_cohort_corrupted", repr(exc)))
+                continue
+            started = time.perf_counter()
+            agent_session = agent.open(task, tool_definitions())
+            try:
+                outcome = run_trial(agent_session, session, task, limits, ctx.executor)
+            finally:
+                agent_session.close()
+            timings = PairTimings(
+                preparation=ctx.preparation,
+                startup=warm_state,
+                model_load=warm_state,
+                end_to_end=Timing.measured((time.perf_counter() - started) * 1000),
+            )
+            receipts.append(
+                build_receipt(
+                    pair,
+                    outcome,
+                    capabilities=ctx.adapter.capabilities,
+                    fingerprints=ctx.fingerprints(agent, task),
+                    timings=timings,
+                    temp_paths=(str(ctx.prepared.root),),
+                )
+            )
+            if outcome.corrupts_cohort and outcome.failure is not None:
+                corrupted = outcome.failure.code
+    finally:
+        session.close()
+    return receipts

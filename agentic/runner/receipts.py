@@ -1,0 +1,150 @@
+"""Assembling trajectory receipts: the canonical partition and the observations partition."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from agentic.contract.canonical import ZERO_HASH
+from agentic.contract.receipt import (
+    Call,
+    Capabilities,
+    CanonicalReceipt,
+    Failure,
+    Fingerprints,
+    Lifecycle,
+    Observations,
+    ProcessObservation,
+    Timing,
+    Timings,
+    TrajectoryReceipt,
+)
+from agentic.runner.trial import TrialFailure, TrialOutcome
+
+
+@dataclass(frozen=True)
+class PairId:
+    task_id: str
+    adapter_id: str
+    trial_id: str
+    seed: int | None
+    lifecycle: Lifecycle
+    agent_id: str
+
+
+@dataclass(frozen=True)
+class PairTimings:
+    preparation: Timing
+    startup: Timing
+    model_load: Timing
+    end_to_end: Timing
+
+
+def unknown_fingerprints(corpus: str, runtime: str, config: str, index: str | None) -> Fingerprints:
+    """Fingerprints of a pair that failed before its agent or index were known."""
+    return Fingerprints(
+        corpus=corpus,
+        prompt=ZERO_HASH,
+        tools=ZERO_HASH,
+        model=ZERO_HASH,
+        runtime=runtime,
+        config=config,
+        index=index or ZERO_HASH,
+    )
+
+
+def _failure(failure: TrialFailure | None) -> Failure:
+    if failure is None:
+        return Failure.model_validate({"class": "none", "code": None, "redactedMessage": None})
+    # The redacted message goes to observations.diagnostics; canonical data keeps the code only.
+    return Failure.model_validate(
+        {"class": failure.failure_class, "code": failure.code, "redactedMessage": None}
+    )
+
+
+def _tool_timing(outcome: TrialOutcome) -> Timing:
+    if not outcome.tool_ms:
+        return Timing.measured(0.0)
+    return Timing.measured(sum(outcome.tool_ms))
+
+
+def _sum_tokens(calls: list[Call]) -> int | None:
+    measured = [c.measuredTokens for c in calls if c.deliveredToAgent and c.measuredTokens is not None]
+    return sum(measured) if measured else None
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def build_receipt(
+    pair: PairId,
+    outcome: TrialOutcome,
+    *,
+    capabilities: Capabilities,
+    fingerprints: Fingerprints,
+    timings: PairTimings,
+    temp_paths: tuple[str, ...] = (),
+    ran: bool = True,
+) -> TrajectoryReceipt:
+    envelope = outcome.envelope
+    not_run = Timing.unavailable("pair not run")
+    canonical = CanonicalReceipt(
+        taskId=pair.task_id,
+        adapterId=pair.adapter_id,
+        trialId=pair.trial_id,
+        seed=pair.seed,
+        lifecycle=pair.lifecycle,
+        agentId=pair.agent_id,
+        capabilities=capabilities,
+        calls=tuple(outcome.calls),
+        agentCalls=len(outcome.calls),
+        backendInvocations=sum(c.backendInvocations for c in outcome.calls),
+        modelVisibleUtf8Bytes=sum(c.modelVisibleUtf8Bytes for c in outcome.calls),
+        measuredTokens=_sum_tokens(outcome.calls),
+        finalEnvelope=envelope,
+        stopReason=envelope.stopReason if envelope is not None else "error",
+        failure=_failure(outcome.failure),
+        fingerprints=fingerprints,
+    )
+    observations = Observations(
+        recordedAt=now_iso(),
+        timings=Timings(
+            preparation=timings.preparation,
+            startup=timings.startup,
+            modelLoad=timings.model_load,
+            tool=_tool_timing(outcome) if ran else not_run,
+            driver=Timing.measured(outcome.driver_ms) if ran else not_run,
+            endToEnd=timings.end_to_end,
+        ),
+        process=ProcessObservation(peakRssBytes=None, unavailableReason="peak RSS not sampled"),
+        tempPaths=temp_paths,
+        diagnostics=tuple(outcome.diagnostics),
+    )
+    return TrajectoryReceipt(schemaVersion="1.0", canonical=canonical, observations=observations)
+
+
+def harness_failure_receipt(
+    pair: PairId,
+    *,
+    code: str,
+    message: str,
+    capabilities: Capabilities,
+    fingerprints: Fingerprints,
+    preparation: Timing,
+) -> TrajectoryReceipt:
+    """A pair that never ran (or whose cohort was corrupted): attempted, explicitly excluded."""
+    outcome = TrialOutcome()
+    outcome.failure = TrialFailure("harness_error", code, message)
+    outcome.diagnostics.append(f"{code}: {message}")
+    skipped = Timing.unavailable(f"pair not run: {code}")
+    return build_receipt(
+        pair,
+        outcome,
+        capabilities=capabilities,
+        fingerprints=fingerprints,
+        timings=PairTimings(
+            preparation=preparation, startup=skipped, model_load=skipped, end_to_end=skipped
+        ),
+        ran=False,
+    )

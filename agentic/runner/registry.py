@@ -1,0 +1,32 @@
+"""Adapter ids and how to construct each one for a loaded fixture."""
+
+from __future__ import annotations
+
+from agentic.adapters.base import Adapter
+from agentic.contract.errors import ContractError
+from agentic.fixture.loader import Fixture
+
+ADAPTER_IDS: tuple[str, ...] = ("capsule", "gno-mcp", "lexical", "mcp-reference", "oracle")
+DEFAULT_ADAPTERS: tuple[str, ...] = ("capsule", "lexical", "mcp-reference")
+
+
+def create_adapter(adapter_id: str, fixture: Fixture) -> Adapter:
+    # Imports are local so that a run pays only for the adapters it uses (mcp costs ~1 s).
+    if adapter_id == "lexical":
+        from agentic.adapters.lexical import LexicalAdapter
+
+        return LexicalAdapter()
+    if adapter_id == "capsule":
+        from agentic.adapters.capsule import CapsuleAdapter
+
+        return CapsuleAdapter()
+    if adapter_id == "oracle":
+        from agentic.adapters.oracle import OracleAdapter
+
+        return OracleAdapter({task.taskId: fixture.oracle(task.taskId) for task in fixture.tasks})
+    if adapter_id in ("mcp-reference", "gno-mcp"):
+        from agentic.adapters.mcp.adapter import McpAdapter
+        from agentic.adapters.mcp.profiles import profile_by_id
+
+        return McpAdapter(profile_by_id(adapter_id))
+    raise ContractError("invalid_adapter_schedule", f"unknown adapter {adapter_id!r}")

@@ -1,0 +1,74 @@
+"""Strict validation of one raw agent step, identical for every agent."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.errors import ContractError
+from agentic.contract.schemas import schema_errors
+from agentic.contract.semantics import envelope_issues
+from agentic.contract.steps import FinalStep, ToolStep
+from agentic.contract.strict_json import parse_strict
+from agentic.contract.task import AgentTask
+from agentic.tools import argument_errors
+
+
+class StepError(Exception):
+    """The agent's output is not one valid step; ``code`` is the agent_error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+def _require_keys(value: dict[str, Any], keys: set[str]) -> None:
+    if set(value) != keys:
+        raise StepError(
+            "invalid_agent_step", f"a step must have exactly the keys {sorted(keys)}"
+        )
+
+
+def _final(value: dict[str, Any], task: AgentTask) -> FinalStep:
+    _require_keys(value, {"kind", "envelope"})
+    errors = schema_errors("final-envelope", value["envelope"])
+    if errors:
+        raise StepError("invalid_final_envelope", "; ".join(errors))
+    try:
+        envelope = FinalEnvelope.model_validate(value["envelope"])
+    except ValidationError as exc:
+        raise StepError("invalid_final_envelope", str(exc).splitlines()[0]) from None
+    issues = envelope_issues(envelope, task)
+    if issues:
+        raise StepError("invalid_final_envelope", ", ".join(str(i) for i in issues))
+    return FinalStep(kind="final", envelope=envelope)
+
+
+def _tool(value: dict[str, Any], task: AgentTask, listed: Collection[str]) -> ToolStep:
+    _require_keys(value, {"kind", "toolName", "arguments"})
+    name = value["toolName"]
+    if not isinstance(name, str) or name not in listed or name not in task.allowedTools:
+        raise StepError("disallowed_tool", f"tool {name!r} is not allowed for this task")
+    arguments = value["arguments"]
+    errors = argument_errors(name, arguments)
+    if errors or not isinstance(arguments, dict):
+        raise StepError("invalid_agent_action", "; ".join(errors) or "arguments must be an object")
+    return ToolStep(kind="tool", toolName=name, arguments=arguments)
+
+
+def parse_step(raw: str, task: AgentTask, listed_tools: Collection[str]) -> ToolStep | FinalStep:
+    try:
+        value = parse_strict(raw, source="agent output")
+    except ContractError as exc:
+        raise StepError("malformed_agent_json", exc.message) from None
+    if not isinstance(value, dict):
+        raise StepError("invalid_agent_step", "a step must be a JSON object")
+    kind = value.get("kind")
+    if kind == "final":
+        return _final(value, task)
+    if kind == "tool":
+        return _tool(value, task, listed_tools)
+    raise StepError("invalid_agent_step", f"unknown step kind {kind!r}")

@@ -1,0 +1,179 @@
+"""One trial: the loop between an agent session and an adapter session for one task.
+
+The loop is bounded by construction: every tool step adds a call, and a step that would exceed
+``maxAgentCalls`` ends the trial, so there are at most ``maxAgentCalls + 1`` agent steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentic.adapters.base import AdapterCallError, AdapterSession, CallOutcome
+from agentic.agents.base import AgentSession
+from agentic.contract.canonical import canonical_text
+from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.receipt import Call, FailureClass, ToolResult
+from agentic.contract.steps import FinalStep, VisibleCall
+from agentic.contract.task import AgentTask
+from agentic.runner.bounded import BoundedExecutor, OperationTimeout
+from agentic.runner.redaction import redact
+from agentic.runner.steps import StepError, parse_step
+from agentic.tools import project_result, visible_bytes
+
+# Failures after which a warm cohort's process/model state is unknown.
+CORRUPTING_CODES = frozenset({"tool_timeout", "tool_call_failed", "invalid_tool_result", "agent_timeout"})
+
+
+@dataclass(frozen=True)
+class TrialFailure:
+    failure_class: FailureClass
+    code: str
+    message: str
+
+
+@dataclass
+class TrialOutcome:
+    calls: list[Call] = field(default_factory=list)
+    envelope: FinalEnvelope | None = None
+    failure: TrialFailure | None = None
+    tool_ms: list[float] = field(default_factory=list)
+    driver_ms: float = 0.0
+    diagnostics: list[str] = field(default_factory=list)
+
+    @property
+    def corrupts_cohort(self) -> bool:
+        return self.failure is not None and self.failure.code in CORRUPTING_CODES
+
+
+@dataclass(frozen=True)
+class TrialLimits:
+    timeout_s: float
+    listed_tools: frozenset[str]
+
+
+def _synthetic_error(tool_name: str, code: str) -> ToolResult:
+    role = "candidates" if tool_name == "search" else "source"
+    return ToolResult(status="error", resultRole=role, content="", evidence=(), errorCode=code)
+
+
+def _record(
+    outcome: TrialOutcome,
+    tool_name: str,
+    arguments: dict[str, Any],
+    result: ToolResult,
+    *,
+    delivered: bool,
+    failure_code: str | None,
+    visible: int,
+    backend_invocations: int,
+    tokens: tuple[int, str] | None = None,
+) -> Call:
+    call = Call(
+        callIndex=len(outcome.calls),
+        toolName=tool_name,
+        arguments=arguments,
+        result=result,
+        deliveredToAgent=delivered,
+        failureCode=failure_code,
+        modelVisibleUtf8Bytes=visible if delivered else 0,
+        measuredTokens=tokens[0] if tokens else None,
+        tokenizerFingerprint=tokens[1] if tokens else None,
+        backendInvocations=backend_invocations,
+    )
+    outcome.calls.append(call)
+    return call
+
+
+def _fail(outcome: TrialOutcome, failure_class: FailureClass, code: str, message: str) -> None:
+    outcome.failure = TrialFailure(failure_class, code, redact(message))
+    outcome.diagnostics.append(f"{code}: {redact(message)}")
+
+
+def _call_adapter(
+    adapter: AdapterSession, tool_name: str, arguments: dict[str, Any], timeout_s: float
+) -> CallOutcome:
+    outcome = adapter.call(tool_name, arguments, timeout_s=timeout_s)
+    if not isinstance(outcome.result, ToolResult) or outcome.backend_invocations < 0:
+        raise AdapterCallError("invalid_tool_result", "harness_error", "malformed call outcome")
+    # Re-validate: an adapter must not smuggle an unchecked object into a receipt.
+    ToolResult.model_validate(outcome.result.to_json())
+    return outcome
+
+
+def run_trial(
+    agent: AgentSession,
+    adapter: AdapterSession,
+    task: AgentTask,
+    limits: TrialLimits,
+    executor: BoundedExecutor,
+) -> TrialOutcome:
+    outcome = TrialOutcome()
+    visible_calls: list[VisibleCall] = []
+    used_bytes = 0
+    while True:
+        history = tuple(visible_calls)
+        started = time.perf_counter()
+        try:
+            raw = executor.run(lambda: agent.next_step(history), limits.timeout_s)
+        except OperationTimeout as exc:
+            _fail(outcome, "agent_error", "agent_timeout", str(exc))
+            return outcome
+        except Exception as exc:  # an agent crash is the agent's failure, never the harness's
+            _fail(outcome, "agent_error", "invalid_agent_step", f"agent raised {exc!r}")
+            return outcome
+        finally:
+            outcome.driver_ms += (time.perf_counter() - started) * 1000
+        try:
+            step = parse_step(raw, task, limits.listed_tools)
+        except StepError as exc:
+            _fail(outcome, "agent_error", exc.code, str(exc))
+            return outcome
+        if isinstance(step, FinalStep):
+            outcome.envelope = step.envelope
+            return outcome
+        name, arguments = step.toolName, step.arguments
+        if len(outcome.calls) >= task.budgets.maxAgentCalls:
+            code = "agent_call_budget_exceeded"
+            _record(outcome, name, arguments, _synthetic_error(name, code), delivered=False,
+                    failure_code=code, visible=0, backend_invocations=0)
+            _fail(outcome, "agent_error", code, f"call {len(outcome.calls)} exceeds the budget")
+            return outcome
+        started = time.perf_counter()
+        try:
+            called = _call_adapter(adapter, name, arguments, limits.timeout_s)
+        except AdapterCallError as exc:
+            outcome.tool_ms.append((time.perf_counter() - started) * 1000)
+            _record(outcome, name, arguments, _synthetic_error(name, exc.code), delivered=False,
+                    failure_code=exc.code, visible=0, backend_invocations=0)
+            _fail(outcome, exc.failure_class, exc.code, str(exc))
+            return outcome
+        except Exception as exc:  # untyped: a result that fails validation, or a crash
+            outcome.tool_ms.append((time.perf_counter() - started) * 1000)
+            invalid = isinstance(exc, ValidationError)
+            code = "invalid_tool_result" if invalid else "tool_call_failed"
+            _record(outcome, name, arguments, _synthetic_error(name, code), delivered=False,
+                    failure_code=code, visible=0, backend_invocations=0)
+            _fail(outcome, "harness_error" if invalid else "product_error", code, repr(exc))
+            return outcome
+        outcome.tool_ms.append((time.perf_counter() - started) * 1000)
+        outcome.diagnostics.extend(redact(d) for d in called.diagnostics)
+        size = visible_bytes(called.result)
+        if used_bytes + size > task.budgets.maxModelVisibleBytes:
+            code = "context_byte_budget_exceeded"
+            _record(outcome, name, arguments, called.result, delivered=False, failure_code=code,
+                    visible=0, backend_invocations=called.backend_invocations)
+            _fail(outcome, "agent_error", code, f"{used_bytes + size} bytes exceed the budget")
+            return outcome
+        projected = project_result(called.result)
+        counted = agent.count_tokens(canonical_text(projected.to_json()))
+        tokens = (counted.tokens, counted.tokenizer_fingerprint) if counted else None
+        call = _record(outcome, name, arguments, called.result, delivered=True, failure_code=None,
+                       visible=size, backend_invocations=called.backend_invocations, tokens=tokens)
+        used_bytes += size
+        visible_calls.append(
+            VisibleCall(callIndex=call.callIndex, toolName=name, arguments=arguments, result=projected)
+        )

@@ -1,0 +1,1 @@
+"""The reference MCP retrieval server (``agentic serve``)."""

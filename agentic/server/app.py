@@ -1,0 +1,260 @@
+"""The reference MCP retrieval server (``agentic serve``) over a prepared lexical index.
+
+It is a product, not a harness: its tools have their own names and shapes, the way a real
+retrieval server's would, and the ``mcp-reference`` adapter profile maps the frozen tool contract
+onto them. Retrieval semantics equal the in-process ``lexical`` adapter's:
+
+- ``kb_search {query, collections?, limit?}`` ranks each requested collection separately (BM25,
+  scores min-max normalized per collection: best 1, worst 0, all equal 1) and returns, per hit,
+  the snippet range (the document's first chunk) with its exact lines as ``text``.
+  ``searched`` lists the collections searched, one index query each.
+- ``kb_get {uri, fromLine?, lineCount?, lineNumbers?=true}`` serves an inclusive line range
+  (clamped; the whole document by default).
+- ``kb_multi_get {uris, maxBytes?, lineNumbers?=true}`` serves whole documents in request order;
+  ``maxBytes`` cuts before the first non-blank line that would push the cumulative non-blank
+  line bytes over the cap.
+
+Reads prefix each line with ``"N: "`` unless ``lineNumbers`` is false. Structured content always
+carries the 1-based inclusive coordinates of what was served. Product errors (a bad query, an
+unknown document) are tool results with ``isError`` and ``{"error": code, "message": ...}``.
+
+Nothing but protocol goes to stdout: the SDK's stdio transport diverts file descriptor 1 to
+stderr while it serves, and logging goes to stderr.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent
+
+from agentic.adapters.base import AdapterError
+from agentic.adapters.lexical_index import LexicalIndex, StoredDocument
+from agentic.adapters.reads import first_chunk_end, is_blank
+
+SERVER_NAME = "agentic-reference"
+SERVER_VERSION = "1"
+DEFAULT_LIMIT = 20
+
+
+class ProductError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Served:
+    """An inclusive served line range; ``end == start - 1`` when nothing was served."""
+
+    document: StoredDocument
+    start: int
+    end: int
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return self.document.lines[self.start - 1 : self.end]
+
+    def text(self, line_numbers: bool) -> str:
+        if line_numbers:
+            return "\n".join(f"{self.start + i}: {line}" for i, line in enumerate(self.lines))
+        return "\n".join(self.lines)
+
+    def to_json(self, line_numbers: bool) -> dict[str, Any]:
+        return {
+            "uri": self.document.uri,
+            "title": self.document.title,
+            "totalLines": len(self.document.lines),
+            "startLine": self.start,
+            "endLine": self.end,
+            "text": self.text(line_numbers),
+        }
+
+
+def normalized_scores(raw: list[float]) -> list[float]:
+    """Min-max over one collection's raw bm25 values (lower is better): best 1, worst 0."""
+    if not raw:
+        return []
+    best, worst = min(raw), max(raw)
+    if best == worst:
+        return [1.0 for _ in raw]
+    return [(worst - value) / (worst - best) for value in raw]
+
+
+def index_collections(db_path: Path) -> tuple[str, ...]:
+    """Every collection in the index file, sorted (the default search scope)."""
+    uri = f"{db_path.resolve().as_uri()}?mode=ro"
+    connection = sqlite3.connect(uri, uri=True)
+    try:
+        rows = connection.execute(
+            "SELECT DISTINCT collection FROM documents ORDER BY collection"
+        ).fetchall()
+    finally:
+        connection.close()
+    return tuple(str(row[0]) for row in rows)
+
+
+class KnowledgeBase:
+    """The server's retrieval logic over one open index, independent of MCP."""
+
+    def __init__(self, index: LexicalIndex, collections: tuple[str, ...]) -> None:
+        self._index = index
+        self._collections = collections
+
+    def search(
+        self, query: str, collections: list[str] | None, limit: int | None
+    ) -> dict[str, Any]:
+        scopes = list(collections) if collections else list(self._collections)
+        unknown = [c for c in scopes if c not in self._collections]
+        if unknown:
+            raise ProductError("unknown_collection", f"no collection {unknown[0]!r}")
+        if limit is not None and limit < 1:
+            raise ProductError("invalid_limit", "limit must be at least 1")
+        results: list[dict[str, Any]] = []
+        for collection in scopes:
+            hits = self._index.search(query, collection, limit or DEFAULT_LIMIT)
+            scores = normalized_scores([hit.score for hit in hits])
+            for hit, score in zip(hits, scores, strict=True):
+                document = self._document(hit.uri)
+                served = Served(document, 1, first_chunk_end(document.lines))
+                results.append({**served.to_json(False), "score": score})
+        return {"query": query, "searched": scopes, "results": results}
+
+    def get(
+        self, uri: str, from_line: int | None, line_count: int | None, line_numbers: bool
+    ) -> dict[str, Any]:
+        if (from_line is not None and from_line < 1) or (line_count is not None and line_count < 1):
+            raise ProductError("invalid_range", "fromLine and lineCount must be at least 1")
+        document = self._document(uri)
+        start = from_line or 1
+        total = len(document.lines)
+        end = total if line_count is None else min(start + line_count - 1, total)
+        served = Served(document, start, max(end, start - 1))
+        return served.to_json(line_numbers)
+
+    def multi_get(
+        self, uris: list[str], max_bytes: int | None, line_numbers: bool
+    ) -> dict[str, Any]:
+        if not uris:
+            raise ProductError("invalid_uris", "uris must not be empty")
+        if max_bytes is not None and max_bytes < 1:
+            raise ProductError("invalid_max_bytes", "maxBytes must be at least 1")
+        documents = [self._document(uri) for uri in uris]
+        used = 0
+        served: list[dict[str, Any]] = []
+        for document in documents:
+            end, used, cut = _cut(document.lines, used, max_bytes)
+            if end >= 1:
+                entry = Served(document, 1, end).to_json(line_numbers)
+                served.append({**entry, "truncated": cut})
+            if cut:
+                break
+        return {"requested": len(uris), "returned": len(served), "documents": served}
+
+    def _document(self, uri: str) -> StoredDocument:
+        try:
+            document = self._index.document(uri)
+        except AdapterError as exc:
+            raise ProductError(exc.code, str(exc)) from exc
+        if document is None:
+            raise ProductError("document_not_found", f"no document {uri}")
+        return document
+
+
+def _cut(lines: tuple[str, ...], used: int, cap: int | None) -> tuple[int, int, bool]:
+    """Last served line, bytes used after it, and whether the cap cut this document."""
+    for number, line in enumerate(lines, start=1):
+        if is_blank(line):
+            continue
+        size = len(line.encode("utf-8"))
+        if cap is not None and used + size > cap:
+            return number - 1, used, True
+        used += size
+    return len(lines), used, False
+
+
+def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+
+
+def _error(exc: ProductError) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{exc.code}: {exc}")],
+        structured_content={"error": exc.code, "message": str(exc)},
+        is_error=True,
+    )
+
+
+def _search_text(payload: dict[str, Any]) -> str:
+    lines = [f"{len(payload['results'])} result(s) for {payload['query']!r}"]
+    for rank, hit in enumerate(payload["results"], start=1):
+        lines.append(
+            f"{rank}. {hit['uri']} {hit['title']!r} score={hit['score']:.4f} "
+            f"lines {hit['startLine']}-{hit['endLine']}"
+        )
+    return "\n".join(lines)
+
+
+def _guarded(action: Any) -> CallToolResult:
+    try:
+        return action()  # type: ignore[no-any-return]
+    except ProductError as exc:
+        return _error(exc)
+    except AdapterError as exc:  # the index's own typed errors (e.g. invalid_search_query)
+        return _error(ProductError(exc.code, str(exc)))
+
+
+def build_server(kb: KnowledgeBase) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(
+        name=SERVER_NAME, version=SERVER_VERSION, log_level="WARNING"
+    )
+
+    @server.tool(name="kb_search", description="Search the knowledge base; one query per collection.")
+    def kb_search(
+        query: str, collections: list[str] | None = None, limit: int | None = None
+    ) -> CallToolResult:
+        def run() -> CallToolResult:
+            payload = kb.search(query, collections, limit)
+            return _ok(payload, _search_text(payload))
+
+        return _guarded(run)
+
+    @server.tool(name="kb_get", description="Read one document or an inclusive line range.")
+    def kb_get(
+        uri: str,
+        fromLine: int | None = None,
+        lineCount: int | None = None,
+        lineNumbers: bool = True,
+    ) -> CallToolResult:
+        def run() -> CallToolResult:
+            payload = kb.get(uri, fromLine, lineCount, lineNumbers)
+            return _ok(payload, str(payload["text"]))
+
+        return _guarded(run)
+
+    @server.tool(name="kb_multi_get", description="Read several documents, optionally byte-capped.")
+    def kb_multi_get(
+        uris: list[str], maxBytes: int | None = None, lineNumbers: bool = True
+    ) -> CallToolResult:
+        def run() -> CallToolResult:
+            payload = kb.multi_get(uris, maxBytes, lineNumbers)
+            text = "\n\n".join(f"== {d['uri']}\n{d['text']}" for d in payload["documents"])
+            return _ok(payload, text)
+
+        return _guarded(run)
+
+    del kb_search, kb_get, kb_multi_get
+    return server
+
+
+def serve(db_path: Path) -> None:
+    """Serve MCP on stdio until stdin closes."""
+    index = LexicalIndex.open(db_path, read_only=True)
+    try:
+        build_server(KnowledgeBase(index, index_collections(db_path))).run("stdio")
+    finally:
+        index.close()

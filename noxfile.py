@@ -1,0 +1,108 @@
+"""Sessions of the kit. `make test` runs contract + lint; `make baseline` runs baseline.
+
+Every session installs what it needs into its own virtualenv, so a fresh machine needs only
+python3 (and make). Nothing here reaches the network at run time; installs use the registries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["contract", "lint"]
+
+ROOT = Path(__file__).parent
+AUTHORITATIVE = "capsule,lexical,mcp-reference"
+BASELINE = ROOT / "baselines" / "fixture-agent"
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "PIP_NO_INPUT": "1",
+}
+
+
+def _install(session: nox.Session, extras: str = "dev") -> None:
+    session.install("-e", f".[{extras}]")
+
+
+@nox.session
+def contract(session: nox.Session) -> None:
+    """The offline test suite, real child processes included."""
+    _install(session)
+    session.run("pytest", *session.posargs, env=OFFLINE_ENV)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff (lint + format check) and mypy --strict over the package."""
+    _install(session)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy", "--strict", "agentic")
+
+
+@nox.session
+def fixture(session: nox.Session) -> None:
+    """Verify the bundled fixture and print its content statistics."""
+    _install(session)
+    session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
+    session.run("agentic", "fixture", "status", env=OFFLINE_ENV)
+
+
+@nox.session
+def preflight(session: nox.Session) -> None:
+    """Verify every pinned input of the authoritative lane before anything runs."""
+    _install(session)
+    session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
+    session.run("agentic", "tools", "--fingerprint", env=OFFLINE_ENV)
+
+
+@nox.session
+def lane(session: nox.Session) -> None:
+    """Any lane: arguments are forwarded to `agentic run`."""
+    _install(session)
+    session.run("agentic", "run", *session.posargs, env=OFFLINE_ENV)
+
+
+@nox.session
+def baseline(session: nox.Session) -> None:
+    """preflight -> the authoritative lane -> atomic staging into baselines/fixture-agent/."""
+    _install(session)
+    session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
+    session.run(
+        "agentic", "run", "--adapter", AUTHORITATIVE, "--write", *session.posargs, env=OFFLINE_ENV
+    )
+
+
+@nox.session
+def verify(session: nox.Session) -> None:
+    """Rerun the authoritative lane and require the committed baseline's resultsFingerprint;
+    re-score the committed baseline with the current scorer; prove the oracle ceiling."""
+    _install(session)
+    committed = json.loads((BASELINE / "canonical.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as out:
+        session.run(
+            "agentic", "run", "--adapter", AUTHORITATIVE, "--out", out, "--quiet", env=OFFLINE_ENV
+        )
+        fresh = json.loads((Path(out) / "canonical.json").read_text(encoding="utf-8"))
+    if fresh["resultsFingerprint"] != committed["resultsFingerprint"]:
+        session.error(
+            "resultsFingerprint differs from the committed baseline: "
+            f"{fresh['resultsFingerprint']} != {committed['resultsFingerprint']}"
+        )
+    session.log(f"resultsFingerprint matches the baseline: {fresh['resultsFingerprint']}")
+    session.run("agentic", "score", str(BASELINE / "report.json"), env=OFFLINE_ENV)
+    session.run(
+        "agentic", "run", "--adapter", "oracle", "--promote", "none", "--quiet", env=OFFLINE_ENV
+    )
+
+
+if os.environ.get("CI"):
+    nox.options.error_on_missing_interpreters = True

@@ -1,0 +1,143 @@
+"""Scripted agents and adapter sessions for runner tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentic.adapters.base import AdapterCallError, CallOutcome, ResetInfo
+from agentic.agents.base import TokenCount
+from agentic.contract.canonical import canonical_text, sha256_hex
+from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.contract.steps import VisibleCall
+from agentic.contract.task import AgentTask
+from agentic.tools import tool_definitions
+
+TASK_JSON: dict[str, Any] = {
+    "schemaVersion": "1.0",
+    "taskId": "t0000001",
+    "category": "exact_identifier",
+    "brief": {"goal": "Find the part number.", "instructions": ["Cite the line."]},
+    "claims": [
+        {"claimKey": "partNumber", "valueType": "identifier", "substantive": True, "required": True}
+    ],
+    "allowedTools": ["search", "get", "multi_get"],
+    "budgets": {"maxAgentCalls": 3, "maxModelVisibleBytes": 4000},
+    "corpus": {"collections": ["c001"]},
+}
+
+
+def make_task(**budgets: int) -> AgentTask:
+    data = {**TASK_JSON, "budgets": {**TASK_JSON["budgets"], **budgets}}
+    return AgentTask.model_validate(data)
+
+
+LINE = "Part: AX-100"
+
+
+def evidence() -> ToolEvidence:
+    source = "# Parts\n\nPart: AX-100\n"
+    return ToolEvidence(
+        uri="gno://c001/d1.md",
+        sourceHash=sha256_hex(source),
+        startLine=3,
+        endLine=3,
+        spanHash=sha256_hex(LINE),
+        sourceHashProvenance="harness_observed",
+        spanHashProvenance="harness_observed",
+        text=LINE,
+        backendSourceHash=None,
+        backendSpanHash=None,
+        backendHashUnavailableReason="fake",
+    )
+
+
+def ok_result(content: str = LINE) -> ToolResult:
+    return ToolResult(
+        status="ok", resultRole="source", content=content, evidence=(evidence(),), errorCode=None
+    )
+
+
+def tool_step(name: str = "search", **arguments: Any) -> str:
+    return canonical_text(
+        {"kind": "tool", "toolName": name, "arguments": arguments or {"query": "part"}}
+    )
+
+
+def final_step() -> str:
+    e = evidence()
+    citation = {k: v for k, v in e.to_json().items() if k not in {
+        "text", "backendSourceHash", "backendSpanHash", "backendHashUnavailableReason"}}
+    envelope = {
+        "schemaVersion": "1.0",
+        "claims": [
+            {
+                "claimKey": "partNumber",
+                "value": {"type": "identifier", "value": "AX-100"},
+                "citations": [citation],
+            }
+        ],
+        "gaps": [],
+        "abstained": False,
+        "stopReason": "complete",
+    }
+    return canonical_text({"kind": "final", "envelope": envelope})
+
+
+@dataclass
+class ScriptedAgent:
+    """Returns the scripted outputs in order; records the histories it saw."""
+
+    outputs: list[str]
+    seen: list[tuple[VisibleCall, ...]] = field(default_factory=list)
+    delay_s: float = 0.0
+
+    def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
+        self.seen.append(calls)
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        return self.outputs[len(self.seen) - 1]
+
+    def count_tokens(self, text: str) -> TokenCount | None:
+        return None
+
+    def model_load_ms(self) -> float | None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+@dataclass
+class ScriptedAdapter:
+    """An adapter session whose call behaviour is one function."""
+
+    behaviour: Callable[[str, dict[str, Any]], CallOutcome]
+    calls: list[str] = field(default_factory=list)
+    closed: bool = False
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return tool_definitions()
+
+    def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
+        return ResetInfo()
+
+    def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+        self.calls.append(tool_name)
+        return self.behaviour(tool_name, arguments)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def always_ok(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
+    return CallOutcome(result=ok_result(), backend_invocations=1)
+
+
+def raising(code: str, failure_class: Any) -> Callable[[str, dict[str, Any]], CallOutcome]:
+    def behaviour(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
+        raise AdapterCallError(code, failure_class, "scripted failure")
+
+    return behaviour
