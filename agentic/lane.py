@@ -23,6 +23,7 @@ from agentic.scoring.promotion import ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_ERROR = 0, 1, 2
+ORACLE_ADAPTER = "oracle"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class LaneRequest:
     timeout_s: float = 30.0
     promote: tuple[str, str] | None = ("capsule", "mcp-reference")
     replay: bool = True
+    index_cache: Path | None = None
     out: Path | None = None
     write: bool = False
 
@@ -74,8 +76,7 @@ def promote(
         return None
     candidate, baseline = pair
     records = [
-        ScoredPair(receipt=r.canonical, score=s)
-        for r, s in zip(run.receipts, scores, strict=True)
+        ScoredPair(receipt=r.canonical, score=s) for r, s in zip(run.receipts, scores, strict=True)
     ]
     return evaluate_promotion(records, run.replays, baseline_id=baseline, candidate_id=candidate)
 
@@ -88,8 +89,12 @@ def exit_code_for(report: BenchmarkReport) -> int:
     return EXIT_OK
 
 
-def _target(request: LaneRequest, fixture: Fixture, schedule_tasks: tuple[str, ...],
-            adapters: tuple[str, ...]) -> Path | None:
+def _target(
+    request: LaneRequest,
+    fixture: Fixture,
+    schedule_tasks: tuple[str, ...],
+    adapters: tuple[str, ...],
+) -> Path | None:
     if request.write:
         folder = baseline_folder(
             agent=request.agent,
@@ -103,6 +108,14 @@ def _target(request: LaneRequest, fixture: Fixture, schedule_tasks: tuple[str, .
             raise ContractError("unsafe_baseline_write", "--write needs a source checkout")
         return root / "baselines" / folder
     return request.out
+
+
+def _refuse_mixed_ceiling(adapter_ids: tuple[str, ...]) -> None:
+    # The ceiling reads hidden oracles; beside a product it would blur what the lane measures.
+    if ORACLE_ADAPTER in adapter_ids and len(adapter_ids) > 1:
+        raise ContractError(
+            "invalid_adapter_schedule", "the oracle ceiling runs alone, never beside other adapters"
+        )
 
 
 def execute_lane(
@@ -119,6 +132,7 @@ def execute_lane(
         lifecycles=request.lifecycles,
         trials=lane.trials,
     )
+    _refuse_mixed_ceiling(schedule.adapter_ids)
     # Refuse an unsafe write before any preparation, like every other schedule error.
     target = _target(request, fixture, schedule.task_ids, schedule.adapter_ids)
     config = RunConfig(
@@ -129,6 +143,7 @@ def execute_lane(
         agent_id=lane.agent_id,
         timeout_s=request.timeout_s,
         replay_capsule=request.replay,
+        index_cache=request.index_cache,
         progress=progress,
     )
     run = run_benchmark(config)

@@ -51,6 +51,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--timeout-ms", type=_positive_int, default=DEFAULT_TIMEOUT_MS)
     parser.add_argument("--promote", type=_promotion_pair, default=("capsule", "mcp-reference"))
     parser.add_argument("--no-replay", action="store_true", help="skip the capsule replay")
+    parser.add_argument(
+        "--index-cache", type=Path, default=None, help="reuse prepared indexes from this folder"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the artifacts here")
     parser.add_argument("--write", action="store_true", help="write the lane's baseline")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -74,6 +77,7 @@ def handle(args: argparse.Namespace) -> int:
         timeout_s=args.timeout_ms / 1000,
         promote=args.promote,
         replay=not args.no_replay,
+        index_cache=args.index_cache,
         out=args.out,
         write=args.write,
     )

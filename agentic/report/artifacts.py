@@ -23,7 +23,12 @@ from agentic.contract.report import BenchmarkReport
 from agentic.report.assemble import projection
 from agentic.report.markdown import render_markdown
 
-ARTIFACT_NAMES: tuple[str, ...] = ("report.json", "canonical.json", "observations.json", "report.md")
+ARTIFACT_NAMES: tuple[str, ...] = (
+    "report.json",
+    "canonical.json",
+    "observations.json",
+    "report.md",
+)
 STAGE_PREFIX = ".agentic-stage-"
 BACKUP_SUFFIX = ".agentic-previous"
 TEMP_PLACEHOLDER = "<temp>"
@@ -158,6 +163,16 @@ def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
         raise ContractError("artifact_write_failed", f"cannot replace {target}: {exc}") from None
 
 
+def _still_at(dir_fd: int, folder: Path) -> bool:
+    """Whether the open directory is still the one named ``folder``."""
+    try:
+        current = os.stat(folder)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(dir_fd)
+    return (opened.st_dev, opened.st_ino) == (current.st_dev, current.st_ino)
+
+
 def _read_once(folder: Path) -> dict[str, bytes] | None:
     """Read every file relative to one open directory, so all come from the same set.
     None when the folder was swapped away mid-read (its old files were being removed)."""
@@ -169,6 +184,8 @@ def _read_once(folder: Path) -> dict[str, bytes] | None:
         present = set(os.listdir(dir_fd))
         missing = [name for name in ARTIFACT_NAMES if name not in present]
         if missing:
+            if not _still_at(dir_fd, folder):
+                return None  # swapped away and being removed: the new set is at the path
             raise ContractError("incomplete_artifact_set", f"{folder} lacks {', '.join(missing)}")
         result = {}
         for name in ARTIFACT_NAMES:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentic.contract.canonical import fingerprint
+from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import (
     BENCHMARK_ID,
     BenchmarkReport,
@@ -22,14 +23,17 @@ from agentic.contract.report import (
     Promotion,
     ScoreRecord,
 )
-from agentic.contract.receipt import TrajectoryReceipt
 
 METHODOLOGY: tuple[str, ...] = (
     "Every adapter is prepared once from the same verified corpus snapshot, outside both cohorts.",
-    "Cold pairs attach a fresh adapter session and agent; warm pairs share one session after exactly one discarded readiness probe.",
-    "Agents see only the public task and the projected results of delivered calls; oracles stay hidden.",
-    "Scores are computed deterministically from canonical receipts against hidden oracles; no model judges.",
-    "Model-visible bytes are the UTF-8 size of the canonical projected result of each delivered call.",
+    "Cold pairs attach a fresh adapter session and agent; warm pairs share one session "
+    "after exactly one discarded readiness probe.",
+    "Agents see only the public task and the projected results of delivered calls; "
+    "oracles stay hidden.",
+    "Scores are computed deterministically from canonical receipts against hidden oracles; "
+    "no model judges.",
+    "Model-visible bytes are the UTF-8 size of the canonical projected result of each "
+    "delivered call.",
 )
 LIMITATIONS: tuple[str, ...] = (
     "The fixture is synthetic regression evidence, not a representative sample of any domain.",
@@ -37,7 +41,8 @@ LIMITATIONS: tuple[str, ...] = (
     "Tokens compare only under one pinned tokenizer; bytes are the cross-adapter context measure.",
     "Latency depends on the machine and compares only matching lifecycle cohorts.",
     "The capsule adapter is an evaluation prototype of a one-call evidence bundle.",
-    "Optional lanes (qmd, local model) are local evidence and never part of the authoritative baseline.",
+    "Optional lanes (qmd, local model) are local evidence and never part of the "
+    "authoritative baseline.",
 )
 
 

@@ -23,7 +23,9 @@ def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str
     return lines
 
 
-def _cohorts(report: BenchmarkReport) -> dict[tuple[str, str], list[tuple[TrajectoryReceipt, ScoreRecord]]]:
+def _cohorts(
+    report: BenchmarkReport,
+) -> dict[tuple[str, str], list[tuple[TrajectoryReceipt, ScoreRecord]]]:
     groups: dict[tuple[str, str], list[tuple[TrajectoryReceipt, ScoreRecord]]] = defaultdict(list)
     for receipt, score in zip(report.receipts, report.scores, strict=True):
         groups[(receipt.canonical.adapterId, receipt.canonical.lifecycle)].append((receipt, score))
@@ -124,8 +126,17 @@ def render_markdown(report: BenchmarkReport) -> str:
         "## Cohort accounting",
         "",
         *_table(
-            ("adapter", "lifecycle", "attempted", "scored", "success", "excluded",
-             "agentCalls", "backendInvocations", "bytes"),
+            (
+                "adapter",
+                "lifecycle",
+                "attempted",
+                "scored",
+                "success",
+                "excluded",
+                "agentCalls",
+                "backendInvocations",
+                "bytes",
+            ),
             _cohort_rows(report),
         ),
         "",
@@ -141,8 +152,14 @@ def render_markdown(report: BenchmarkReport) -> str:
         *_table(
             ("task", "trial", "lifecycle", "first sha256", "second sha256", "equal"),
             (
-                (r.taskId, r.trialId, r.lifecycle, f"`{r.first.sha256[:16]}`",
-                 f"`{r.second.sha256[:16]}`", "yes" if r.first.sha256 == r.second.sha256 else "NO")
+                (
+                    r.taskId,
+                    r.trialId,
+                    r.lifecycle,
+                    f"`{r.first.sha256[:16]}`",
+                    f"`{r.second.sha256[:16]}`",
+                    "yes" if r.first.sha256 == r.second.sha256 else "NO",
+                )
                 for r in report.capsuleReplays
             ),
         ),

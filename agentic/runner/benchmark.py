@@ -25,6 +25,7 @@ from agentic.contract.report import (
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
+from agentic.runner.index_cache import prepare_cached
 from agentic.runner.lifecycles import CohortContext, run_cold, run_warm
 from agentic.runner.receipts import PairId, harness_failure_receipt, unknown_fingerprints
 from agentic.runner.schedule import Schedule
@@ -36,9 +37,7 @@ def runtime_fingerprint() -> str:
     """Identity of the harness runtime. Machine details live in the report environment, so the
     same kit on two machines (or host and container) yields the same receipts."""
     major, minor, _ = platform.python_version_tuple()
-    return fingerprint(
-        {"runner": RUNNER_ID, "package": __version__, "python": f"{major}.{minor}"}
-    )
+    return fingerprint({"runner": RUNNER_ID, "package": __version__, "python": f"{major}.{minor}"})
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,7 @@ class RunConfig:
     agent_id: str
     timeout_s: float
     replay_capsule: bool = True
+    index_cache: Path | None = None
     progress: Callable[[str], None] = lambda message: None
 
 
@@ -66,44 +66,85 @@ class _AdapterRun:
     receipts: list[TrajectoryReceipt]
 
 
-def _preparation_record(adapter_id: str, corpus_fp: str, prepared: PreparedIndex | None,
-                        failure: str | None) -> Preparation:
+def _preparation_record(
+    adapter_id: str, corpus_fp: str, prepared: PreparedIndex | None, failure: str | None
+) -> Preparation:
     if prepared is None:
         observations = PreparationObservations(
-            preparationMs=None, preparationUnavailableReason=failure or "preparation failed",
+            preparationMs=None,
+            preparationUnavailableReason=failure or "preparation failed",
             details={},
         )
-        return Preparation(adapterId=adapter_id, corpusFingerprint=corpus_fp,
-                           indexFingerprint=ZERO_HASH, observations=observations)
+        return Preparation(
+            adapterId=adapter_id,
+            corpusFingerprint=corpus_fp,
+            indexFingerprint=ZERO_HASH,
+            observations=observations,
+        )
     observations = PreparationObservations(
-        preparationMs=round(prepared.preparation_ms, 3), preparationUnavailableReason=None,
+        preparationMs=round(prepared.preparation_ms, 3),
+        preparationUnavailableReason=None,
         details=dict(prepared.details),
     )
-    return Preparation(adapterId=adapter_id, corpusFingerprint=prepared.corpus_fingerprint,
-                       indexFingerprint=prepared.index_fingerprint, observations=observations)
+    return Preparation(
+        adapterId=adapter_id,
+        corpusFingerprint=prepared.corpus_fingerprint,
+        indexFingerprint=prepared.index_fingerprint,
+        observations=observations,
+    )
 
 
-def _failed_preparation(config: RunConfig, adapter: Adapter, tasks: tuple[AgentTask, ...],
-                        message: str) -> list[TrajectoryReceipt]:
+def _failed_preparation(
+    config: RunConfig, adapter: Adapter, tasks: tuple[AgentTask, ...], message: str
+) -> list[TrajectoryReceipt]:
     receipts = []
     config_fp = fingerprint(adapter.config)
     for lifecycle in config.schedule.lifecycles:
         for trial in config.schedule.trials:
             for task in tasks:
-                pair = PairId(task.taskId, adapter.adapter_id, trial.trialId, trial.seed,
-                              lifecycle, config.agent_id)
-                receipts.append(harness_failure_receipt(
-                    pair, code="adapter_preparation_failed", message=message,
-                    capabilities=adapter.capabilities,
-                    fingerprints=unknown_fingerprints(config.fixture.snapshot.fingerprint,
-                                                      runtime_fingerprint(), config_fp, None),
-                    preparation=Timing.unavailable("preparation failed"),
-                ))
+                pair = PairId(
+                    task.taskId,
+                    adapter.adapter_id,
+                    trial.trialId,
+                    trial.seed,
+                    lifecycle,
+                    config.agent_id,
+                )
+                receipts.append(
+                    harness_failure_receipt(
+                        pair,
+                        code="adapter_preparation_failed",
+                        message=message,
+                        capabilities=adapter.capabilities,
+                        fingerprints=unknown_fingerprints(
+                            config.fixture.snapshot.fingerprint,
+                            runtime_fingerprint(),
+                            config_fp,
+                            None,
+                        ),
+                        preparation=Timing.unavailable("preparation failed"),
+                    )
+                )
     return receipts
 
 
-def _run_adapter(config: RunConfig, adapter_id: str, work: Path,
-                 executor: BoundedExecutor) -> _AdapterRun:
+def _prepare(config: RunConfig, adapter: Adapter, root: Path, *, fresh: bool) -> PreparedIndex:
+    snapshot = config.fixture.snapshot
+    if config.index_cache is None or fresh:
+        return adapter.prepare(snapshot, root, timeout_s=config.timeout_s)
+    return prepare_cached(
+        adapter, snapshot, root, config.index_cache, timeout_s=config.timeout_s
+    ).prepared
+
+
+def _run_adapter(
+    config: RunConfig,
+    adapter_id: str,
+    work: Path,
+    executor: BoundedExecutor,
+    *,
+    fresh: bool = False,
+) -> _AdapterRun:
     snapshot = config.fixture.snapshot
     tasks = tuple(config.fixture.task(t) for t in config.schedule.task_ids)
     adapter = config.adapter_factory(adapter_id)
@@ -111,27 +152,37 @@ def _run_adapter(config: RunConfig, adapter_id: str, work: Path,
     config.progress(f"prepare {adapter_id}")
     started = time.perf_counter()
     try:
-        prepared = adapter.prepare(snapshot, root, timeout_s=config.timeout_s)
+        prepared = _prepare(config, adapter, root, fresh=fresh)
         if prepared.corpus_fingerprint != snapshot.fingerprint:
             raise ValueError("corpus_fingerprint_mismatch: index bound to another corpus")
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
-        return _AdapterRun(_preparation_record(adapter_id, snapshot.fingerprint, None, message),
-                           _failed_preparation(config, adapter, tasks, message))
+        return _AdapterRun(
+            _preparation_record(adapter_id, snapshot.fingerprint, None, message),
+            _failed_preparation(config, adapter, tasks, message),
+        )
     elapsed = (time.perf_counter() - started) * 1000
     preparation = Timing.measured(prepared.preparation_ms or elapsed)
     ctx = CohortContext(
-        adapter=adapter, prepared=prepared, agent_factory=config.agent_factory,
-        agent_id=config.agent_id, tasks=tasks, trials=config.schedule.trials,
-        corpus_fingerprint=snapshot.fingerprint, runtime_fingerprint=runtime_fingerprint(),
-        timeout_s=config.timeout_s, preparation=preparation, executor=executor,
+        adapter=adapter,
+        prepared=prepared,
+        agent_factory=config.agent_factory,
+        agent_id=config.agent_id,
+        tasks=tasks,
+        trials=config.schedule.trials,
+        corpus_fingerprint=snapshot.fingerprint,
+        runtime_fingerprint=runtime_fingerprint(),
+        timeout_s=config.timeout_s,
+        preparation=preparation,
+        executor=executor,
     )
     receipts: list[TrajectoryReceipt] = []
     for lifecycle in config.schedule.lifecycles:
         config.progress(f"{adapter_id} {lifecycle} cohort")
         receipts.extend(run_cold(ctx) if lifecycle == "cold" else run_warm(ctx))
-    return _AdapterRun(_preparation_record(adapter_id, snapshot.fingerprint, prepared, None),
-                       receipts)
+    return _AdapterRun(
+        _preparation_record(adapter_id, snapshot.fingerprint, prepared, None), receipts
+    )
 
 
 def receipt_sort_key(receipt: TrajectoryReceipt) -> tuple[str, str, str, str, str, str]:
@@ -141,8 +192,11 @@ def receipt_sort_key(receipt: TrajectoryReceipt) -> tuple[str, str, str, str, st
 
 def single_bundle_payload(receipt: CanonicalReceipt) -> str | None:
     """The content of the one delivered evidence_bundle, or None if not exactly one."""
-    bundles = [c.result.content for c in receipt.calls
-               if c.deliveredToAgent and c.result.resultRole == "evidence_bundle"]
+    bundles = [
+        c.result.content
+        for c in receipt.calls
+        if c.deliveredToAgent and c.result.resultRole == "evidence_bundle"
+    ]
     return bundles[0] if len(bundles) == 1 else None
 
 
@@ -150,8 +204,9 @@ def _replay_payload(content: str) -> ReplayPayload:
     return ReplayPayload(canonicalJson=content, sha256=sha256_hex(content.encode("utf-8")))
 
 
-def capsule_replays(first: list[TrajectoryReceipt],
-                    second: list[TrajectoryReceipt]) -> tuple[CapsuleReplay, ...]:
+def capsule_replays(
+    first: list[TrajectoryReceipt], second: list[TrajectoryReceipt]
+) -> tuple[CapsuleReplay, ...]:
     """Match receipts of two capsule runs by identity and record both payloads."""
     second_by_key = {receipt_sort_key(r): r.canonical for r in second}
     replays = []
@@ -166,11 +221,18 @@ def capsule_replays(first: list[TrajectoryReceipt],
         payload_b = single_bundle_payload(other)
         if payload_b is None or len(payload_b) < 2:
             continue
-        replays.append(CapsuleReplay(
-            taskId=c.taskId, adapterId="capsule", trialId=c.trialId, seed=c.seed,
-            lifecycle=c.lifecycle, agentId=c.agentId,
-            first=_replay_payload(payload_a), second=_replay_payload(payload_b),
-        ))
+        replays.append(
+            CapsuleReplay(
+                taskId=c.taskId,
+                adapterId="capsule",
+                trialId=c.trialId,
+                seed=c.seed,
+                lifecycle=c.lifecycle,
+                agentId=c.agentId,
+                first=_replay_payload(payload_a),
+                second=_replay_payload(payload_b),
+            )
+        )
     return tuple(replays)
 
 
@@ -190,7 +252,8 @@ def run_benchmark(config: RunConfig) -> RunResult:
                 capsule_first = run.receipts
         if config.replay_capsule and capsule_first:
             config.progress("capsule replay from a fresh preparation")
-            replay_run = _run_adapter(config, "capsule", work, executor)
+            # The replay never reuses a cached index: it proves preparation itself is stable.
+            replay_run = _run_adapter(config, "capsule", work, executor, fresh=True)
             replays = capsule_replays(capsule_first, replay_run.receipts)
     finally:
         executor.close()

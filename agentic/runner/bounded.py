@@ -8,14 +8,14 @@ worker is abandoned and never reused; the caller treats the agent's state as unk
 
 from __future__ import annotations
 
-import concurrent.futures as futures
 from collections.abc import Callable
+from concurrent import futures
 from typing import TypeVar
 
 T = TypeVar("T")
 
 
-class OperationTimeout(Exception):
+class OperationTimeoutError(Exception):
     """The operation did not finish before its deadline."""
 
 
@@ -35,7 +35,7 @@ class BoundedExecutor:
             self._pool = futures.ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix="agentic-bounded"
             )
-            raise OperationTimeout(f"exceeded {timeout_s:g} s") from None
+            raise OperationTimeoutError(f"exceeded {timeout_s:g} s") from None
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from agentic.contract.canonical import ZERO_HASH
 from agentic.contract.receipt import (
     Call,
-    Capabilities,
     CanonicalReceipt,
+    Capabilities,
     Failure,
     Fingerprints,
     Lifecycle,
@@ -69,7 +69,9 @@ def _tool_timing(outcome: TrialOutcome) -> Timing:
 
 
 def _sum_tokens(calls: list[Call]) -> int | None:
-    measured = [c.measuredTokens for c in calls if c.deliveredToAgent and c.measuredTokens is not None]
+    measured = [
+        c.measuredTokens for c in calls if c.deliveredToAgent and c.measuredTokens is not None
+    ]
     return sum(measured) if measured else None
 
 

@@ -15,18 +15,20 @@ def create_adapter(adapter_id: str, fixture: Fixture) -> Adapter:
     if adapter_id == "lexical":
         from agentic.adapters.lexical import LexicalAdapter
 
-        return LexicalAdapter()
+        return LexicalAdapter(fixture.snapshot)
     if adapter_id == "capsule":
         from agentic.adapters.capsule import CapsuleAdapter
 
-        return CapsuleAdapter()
+        return CapsuleAdapter(fixture.snapshot)
     if adapter_id == "oracle":
         from agentic.adapters.oracle import OracleAdapter
 
-        return OracleAdapter({task.taskId: fixture.oracle(task.taskId) for task in fixture.tasks})
+        return OracleAdapter(
+            fixture.snapshot, {task.taskId: fixture.oracle(task.taskId) for task in fixture.tasks}
+        )
     if adapter_id in ("mcp-reference", "gno-mcp"):
         from agentic.adapters.mcp.adapter import McpAdapter
         from agentic.adapters.mcp.profiles import profile_by_id
 
-        return McpAdapter(profile_by_id(adapter_id))
+        return McpAdapter(profile_by_id(adapter_id), fixture.snapshot)
     raise ContractError("invalid_adapter_schedule", f"unknown adapter {adapter_id!r}")

@@ -27,9 +27,7 @@ class StepError(Exception):
 
 def _require_keys(value: dict[str, Any], keys: set[str]) -> None:
     if set(value) != keys:
-        raise StepError(
-            "invalid_agent_step", f"a step must have exactly the keys {sorted(keys)}"
-        )
+        raise StepError("invalid_agent_step", f"a step must have exactly the keys {sorted(keys)}")
 
 
 def _final(value: dict[str, Any], task: AgentTask) -> FinalStep:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,13 +20,15 @@ from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.receipt import Call, FailureClass, ToolResult
 from agentic.contract.steps import FinalStep, VisibleCall
 from agentic.contract.task import AgentTask
-from agentic.runner.bounded import BoundedExecutor, OperationTimeout
+from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
 from agentic.runner.redaction import redact
 from agentic.runner.steps import StepError, parse_step
 from agentic.tools import project_result, visible_bytes
 
 # Failures after which a warm cohort's process/model state is unknown.
-CORRUPTING_CODES = frozenset({"tool_timeout", "tool_call_failed", "invalid_tool_result", "agent_timeout"})
+CORRUPTING_CODES = frozenset(
+    {"tool_timeout", "tool_call_failed", "invalid_tool_result", "agent_timeout"}
+)
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,8 @@ def run_trial(
         history = tuple(visible_calls)
         started = time.perf_counter()
         try:
-            raw = executor.run(lambda: agent.next_step(history), limits.timeout_s)
-        except OperationTimeout as exc:
+            raw = executor.run(partial(agent.next_step, history), limits.timeout_s)
+        except OperationTimeoutError as exc:
             _fail(outcome, "agent_error", "agent_timeout", str(exc))
             return outcome
         except Exception as exc:  # an agent crash is the agent's failure, never the harness's
@@ -138,8 +141,16 @@ def run_trial(
         name, arguments = step.toolName, step.arguments
         if len(outcome.calls) >= task.budgets.maxAgentCalls:
             code = "agent_call_budget_exceeded"
-            _record(outcome, name, arguments, _synthetic_error(name, code), delivered=False,
-                    failure_code=code, visible=0, backend_invocations=0)
+            _record(
+                outcome,
+                name,
+                arguments,
+                _synthetic_error(name, code),
+                delivered=False,
+                failure_code=code,
+                visible=0,
+                backend_invocations=0,
+            )
             _fail(outcome, "agent_error", code, f"call {len(outcome.calls)} exceeds the budget")
             return outcome
         started = time.perf_counter()
@@ -147,16 +158,32 @@ def run_trial(
             called = _call_adapter(adapter, name, arguments, limits.timeout_s)
         except AdapterCallError as exc:
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
-            _record(outcome, name, arguments, _synthetic_error(name, exc.code), delivered=False,
-                    failure_code=exc.code, visible=0, backend_invocations=0)
+            _record(
+                outcome,
+                name,
+                arguments,
+                _synthetic_error(name, exc.code),
+                delivered=False,
+                failure_code=exc.code,
+                visible=0,
+                backend_invocations=0,
+            )
             _fail(outcome, exc.failure_class, exc.code, str(exc))
             return outcome
         except Exception as exc:  # untyped: a result that fails validation, or a crash
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
             invalid = isinstance(exc, ValidationError)
             code = "invalid_tool_result" if invalid else "tool_call_failed"
-            _record(outcome, name, arguments, _synthetic_error(name, code), delivered=False,
-                    failure_code=code, visible=0, backend_invocations=0)
+            _record(
+                outcome,
+                name,
+                arguments,
+                _synthetic_error(name, code),
+                delivered=False,
+                failure_code=code,
+                visible=0,
+                backend_invocations=0,
+            )
             _fail(outcome, "harness_error" if invalid else "product_error", code, repr(exc))
             return outcome
         outcome.tool_ms.append((time.perf_counter() - started) * 1000)
@@ -164,16 +191,35 @@ def run_trial(
         size = visible_bytes(called.result)
         if used_bytes + size > task.budgets.maxModelVisibleBytes:
             code = "context_byte_budget_exceeded"
-            _record(outcome, name, arguments, called.result, delivered=False, failure_code=code,
-                    visible=0, backend_invocations=called.backend_invocations)
+            _record(
+                outcome,
+                name,
+                arguments,
+                called.result,
+                delivered=False,
+                failure_code=code,
+                visible=0,
+                backend_invocations=called.backend_invocations,
+            )
             _fail(outcome, "agent_error", code, f"{used_bytes + size} bytes exceed the budget")
             return outcome
         projected = project_result(called.result)
         counted = agent.count_tokens(canonical_text(projected.to_json()))
         tokens = (counted.tokens, counted.tokenizer_fingerprint) if counted else None
-        call = _record(outcome, name, arguments, called.result, delivered=True, failure_code=None,
-                       visible=size, backend_invocations=called.backend_invocations, tokens=tokens)
+        call = _record(
+            outcome,
+            name,
+            arguments,
+            called.result,
+            delivered=True,
+            failure_code=None,
+            visible=size,
+            backend_invocations=called.backend_invocations,
+            tokens=tokens,
+        )
         used_bytes += size
         visible_calls.append(
-            VisibleCall(callIndex=call.callIndex, toolName=name, arguments=arguments, result=projected)
+            VisibleCall(
+                callIndex=call.callIndex, toolName=name, arguments=arguments, result=projected
+            )
         )

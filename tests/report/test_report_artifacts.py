@@ -41,7 +41,7 @@ def test_rewriting_replaces_the_whole_set_and_leaves_no_staging(tmp_path: Path) 
 def test_a_partial_folder_is_refused_by_name(tmp_path: Path) -> None:
     (tmp_path / "lane").mkdir()
     (tmp_path / "lane" / "report.json").write_text("{}")
-    with pytest.raises(ContractError, match="canonical.json"):
+    with pytest.raises(ContractError, match=r"canonical\.json"):
         read_artifact_set(tmp_path / "lane")
 
 
@@ -68,7 +68,12 @@ def test_a_killed_writer_never_leaves_a_mixed_or_missing_set(tmp_path: Path) -> 
     last = 0
     for round_number in range(6):
         child = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests" / "report" / "writer_loop.py"), str(target), str(last)],
+            [
+                sys.executable,
+                str(ROOT / "tests" / "report" / "writer_loop.py"),
+                str(target),
+                str(last),
+            ],
             stdout=subprocess.PIPE,
             env=env,
         )

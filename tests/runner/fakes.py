@@ -68,8 +68,11 @@ def tool_step(name: str = "search", **arguments: Any) -> str:
 
 def final_step() -> str:
     e = evidence()
-    citation = {k: v for k, v in e.to_json().items() if k not in {
-        "text", "backendSourceHash", "backendSpanHash", "backendHashUnavailableReason"}}
+    citation = {
+        k: v
+        for k, v in e.to_json().items()
+        if k not in {"text", "backendSourceHash", "backendSpanHash", "backendHashUnavailableReason"}
+    }
     envelope = {
         "schemaVersion": "1.0",
         "claims": [

@@ -24,10 +24,14 @@ from tests.runner.fakes import (
 LISTED = frozenset({"search", "get", "multi_get"})
 
 
-def run(agent: ScriptedAgent, adapter: ScriptedAdapter, timeout_s: float = 5.0, **budgets: int) -> TrialOutcome:
+def run(
+    agent: ScriptedAgent, adapter: ScriptedAdapter, timeout_s: float = 5.0, **budgets: int
+) -> TrialOutcome:
     executor = BoundedExecutor()
     try:
-        return run_trial(agent, adapter, make_task(**budgets), TrialLimits(timeout_s, LISTED), executor)
+        return run_trial(
+            agent, adapter, make_task(**budgets), TrialLimits(timeout_s, LISTED), executor
+        )
     finally:
         executor.close()
 
@@ -57,10 +61,16 @@ def test_the_agent_sees_only_delivered_calls_without_backend_fields() -> None:
     [
         ("I will search now.", "malformed_agent_json"),
         ('{"kind":"tool","kind":"final"}', "malformed_agent_json"),
-        ('{"kind":"tool","toolName":"search","arguments":{}} trailing prose', "malformed_agent_json"),
+        (
+            '{"kind":"tool","toolName":"search","arguments":{}} trailing prose',
+            "malformed_agent_json",
+        ),
         ('{"kind":"tool","toolName":"delete","arguments":{}}', "disallowed_tool"),
         ('{"kind":"tool","toolName":"search","arguments":{"query":7}}', "invalid_agent_action"),
-        ('{"kind":"tool","toolName":"search","arguments":{"query":"x"},"why":"x"}', "invalid_agent_step"),
+        (
+            '{"kind":"tool","toolName":"search","arguments":{"query":"x"},"why":"x"}',
+            "invalid_agent_step",
+        ),
         ('{"kind":"think"}', "invalid_agent_step"),
         ("[1, 2]", "invalid_agent_step"),
         ('{"kind":"final","envelope":{"claims":[]}}', "invalid_final_envelope"),
@@ -84,11 +94,18 @@ def test_a_call_beyond_the_call_budget_is_recorded_undelivered() -> None:
 
 def test_a_result_beyond_the_byte_budget_is_recorded_undelivered_with_its_result() -> None:
     size = visible_bytes(ok_result())
-    outcome = run(ScriptedAgent([tool_step(), tool_step()]), ScriptedAdapter(always_ok),
-                  maxModelVisibleBytes=size + 1)
+    outcome = run(
+        ScriptedAgent([tool_step(), tool_step()]),
+        ScriptedAdapter(always_ok),
+        maxModelVisibleBytes=size + 1,
+    )
     assert failure(outcome) == ("agent_error", "context_byte_budget_exceeded")
     last = outcome.calls[-1]
-    assert (last.deliveredToAgent, last.modelVisibleUtf8Bytes, last.result.status) == (False, 0, "ok")
+    assert (last.deliveredToAgent, last.modelVisibleUtf8Bytes, last.result.status) == (
+        False,
+        0,
+        "ok",
+    )
     assert last.backendInvocations == 1
 
 
@@ -125,6 +142,8 @@ def test_a_result_that_is_not_a_tool_result_is_invalid() -> None:
 
 
 def test_an_agent_step_past_its_deadline_is_agent_timeout() -> None:
-    outcome = run(ScriptedAgent([tool_step()], delay_s=0.5), ScriptedAdapter(always_ok), timeout_s=0.05)
+    outcome = run(
+        ScriptedAgent([tool_step()], delay_s=0.5), ScriptedAdapter(always_ok), timeout_s=0.05
+    )
     assert failure(outcome) == ("agent_error", "agent_timeout")
     assert outcome.corrupts_cohort
