@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentic.commands.serve",
     "agentic.commands.run",
     "agentic.commands.score",
+    "agentic.commands.ranking",
 )
 
 

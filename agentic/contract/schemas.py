@@ -136,9 +136,17 @@ def _format_checker() -> FormatChecker:
     return checker
 
 
+def _without_dialect(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema minus ``$schema``. jsonschema picks the validator class of a ``$ref`` target
+    from its ``$schema``, so a reference into another whole schema (receipt -> envelope, report ->
+    receipt) would fall back to a stock Draft7Validator and silently drop the departures above.
+    Without the key every resource is read as draft-07 by the registry and validated by ours."""
+    return {key: value for key, value in schema.items() if key != "$schema"}
+
+
 @cache
 def _validators() -> Mapping[SchemaName, Validator]:
-    schemas = load_schemas()
+    schemas = {name: _without_dialect(schema) for name, schema in load_schemas().items()}
     registry: Registry[Any] = Registry().with_resources(
         (schema_id(name), Resource.from_contents(schema, default_specification=DRAFT7))
         for name, schema in schemas.items()

@@ -1,18 +1,31 @@
 """Strict JSON for every untrusted input.
 
 Python's ``json`` already rejects comments, trailing commas and trailing prose; on top of it this
-module rejects what ``json`` lets through: duplicate keys at any depth, NaN/Infinity, lone
-surrogates and empty input. Errors name the JSON pointer of the offending value where one exists.
+module rejects what ``json`` lets through: duplicate keys at any depth, NaN/Infinity (spelled out,
+or a number literal too large for a double, which ``json`` would turn into infinity), lone
+surrogates, empty input and nesting deeper than MAX_DEPTH (which would otherwise end in a
+RecursionError). Errors name the JSON pointer of the offending value where one exists.
+
+A JSON number is a double (RFC 8785, I-JSON). An integer literal beyond 2^53-1 is therefore read
+as the double it denotes when that double is exact (``9007199254740992`` is 2^53, which is also
+how the canonical form spells the double 2^53, so canonical text always parses back), and
+rejected when it is not (``9007199254740993`` has no double: reading it would change the number).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+from agentic.contract.canonical import MAX_SAFE_INTEGER
 from agentic.contract.errors import ContractError
 
 JsonValue = Any  # dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
+
+# Far beyond any contract document (a report nests about a dozen levels), far below the depth at
+# which Python's recursion limit would turn a hostile input into a traceback.
+MAX_DEPTH = 128
 
 
 class _Pairs(list[tuple[str, Any]]):
@@ -23,6 +36,26 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"non-finite number {name} is not JSON")
 
 
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise ValueError(f"number {literal[:40]} is too large for a double")
+    return value
+
+
+def _exact_integer(literal: str) -> int | float:
+    value = int(literal)
+    if abs(value) <= MAX_SAFE_INTEGER:
+        return value
+    try:
+        as_double = float(value)
+    except OverflowError:
+        as_double = math.inf
+    if math.isinf(as_double) or int(as_double) != value:
+        raise ValueError(f"integer {literal[:40]} is not exactly representable as a double")
+    return as_double
+
+
 def _escape_pointer(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
@@ -31,7 +64,9 @@ def _has_lone_surrogate(text: str) -> bool:
     return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
-def _build(value: Any, pointer: str) -> Any:
+def _build(value: Any, pointer: str, depth: int) -> Any:
+    if isinstance(value, list) and depth >= MAX_DEPTH:
+        raise ContractError("malformed_json", f"nesting deeper than {MAX_DEPTH} at {pointer}")
     if isinstance(value, _Pairs):
         result: dict[str, Any] = {}
         for key, item in value:
@@ -40,10 +75,13 @@ def _build(value: Any, pointer: str) -> Any:
                 raise ContractError("malformed_json", f"lone surrogate in key at {child}")
             if key in result:
                 raise ContractError("duplicate_key", f"duplicate key {key!r} at {child}")
-            result[key] = _build(item, child)
+            result[key] = _build(item, child, depth + 1)
         return result
     if isinstance(value, list):
-        return [_build(item, f"{pointer}/{index}") for index, item in enumerate(value)]
+        items = []
+        for index, item in enumerate(value):
+            items.append(_build(item, f"{pointer}/{index}", depth + 1))
+        return items
     if isinstance(value, str) and _has_lone_surrogate(value):
         raise ContractError("malformed_json", f"lone surrogate in string at {pointer or '/'}")
     return value
@@ -63,15 +101,23 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
     if not text.strip():
         raise ContractError("malformed_json", f"{source}: empty input")
     try:
-        raw = json.loads(text, object_pairs_hook=_Pairs, parse_constant=_reject_constant)
+        raw = json.loads(
+            text,
+            object_pairs_hook=_Pairs,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_exact_integer,
+        )
     except json.JSONDecodeError as exc:
         raise ContractError(
             "malformed_json", f"{source}: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
     except ValueError as exc:
         raise ContractError("malformed_json", f"{source}: {exc}") from None
+    except RecursionError:
+        raise ContractError("malformed_json", f"{source}: nesting too deep") from None
     try:
-        return _build(raw, "")
+        return _build(raw, "", 0)
     except ContractError as exc:
         raise ContractError(exc.code, f"{source}: {exc.message}") from None
 

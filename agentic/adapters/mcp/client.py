@@ -1,10 +1,10 @@
-"""A synchronous MCP client over one child process, built on the asyncio ``mcp`` SDK.
+"""A synchronous MCP client over one child process, built on the asyncio ``mcp`` SDK (v2).
 
 Each connection owns one event loop in a dedicated thread. The loop's owner task spawns the
 child, pumps its pipes into the SDK's ``ClientSession`` and holds everything open until
 ``close``; every request runs as its own task under a deadline. Any failure that leaves the
-protocol state unknown (a timeout, a crash, broken framing) kills the whole process tree at once,
-so nothing keeps running behind a failed call.
+protocol state unknown (a timeout, a crash, broken framing, an oversized message) kills the whole
+process group at once, so nothing keeps running behind a failed call.
 
 Failures surface as :class:`McpFailure` with a ``kind`` the adapter maps to contract codes.
 """
@@ -26,7 +26,6 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
 from agentic.adapters.mcp.process import (
     ChildSpec,
@@ -39,12 +38,25 @@ from agentic.adapters.mcp.process import (
     stop,
 )
 
-FailureKind = Literal["timeout", "crashed", "protocol", "error_response", "spawn_failed", "closed"]
+# timeout: no answer in time; crashed: the child exited or closed stdout; protocol: a stdout line
+# that is not JSON-RPC; oversized: a message over the byte cap; malformed: a well-framed reply
+# that is not a valid result; error_response: a JSON-RPC error; spawn_failed; closed.
+FailureKind = Literal[
+    "timeout",
+    "crashed",
+    "protocol",
+    "oversized",
+    "malformed",
+    "error_response",
+    "spawn_failed",
+    "closed",
+]
 _T = TypeVar("_T")
 # Extra wall time the calling thread grants the loop beyond a call's own deadline, so the
 # in-loop deadline (which kills and classifies) normally fires first.
 _THREAD_MARGIN_S = 2.0
 _CLIENT_INFO = types.Implementation(name="agentic-harness", version="1")
+_MAX_TOOL_PAGES = 100
 
 
 class McpFailure(Exception):
@@ -71,11 +83,12 @@ class _Live:
 
 
 class McpConnection:
-    """A started, initialized MCP session with one child process."""
+    """A started, initialized MCP session with one child process. Use :meth:`open`."""
 
-    def __init__(self, spec: ChildSpec, limits: ConnectionLimits) -> None:
+    def __init__(self, spec: ChildSpec, limits: ConnectionLimits, init_timeout_s: float) -> None:
         self._spec = spec
         self._limits = limits
+        self._init_timeout_s = init_timeout_s
         self.stderr = StderrTail(limits.stderr_bytes)
         self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, _Live]] = (
             concurrent.futures.Future()
@@ -83,21 +96,19 @@ class McpConnection:
         self._thread = threading.Thread(target=self._run_loop, name="mcp-connection", daemon=True)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._live: _Live | None = None
-        self.pid: int | None = None
-        self.server_name: str = ""
-        self.server_version: str = ""
-        self.startup_ms: float = 0.0
-        self._closed = False
-        self._init_timeout_s = 30.0
         self._signal_stop: Callable[[], object] | None = None
+        self._closed = False
+        self.pid: int | None = None
+        self.server_name = ""
+        self.server_version = ""
+        self.startup_ms = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------------
 
     @classmethod
     def open(cls, spec: ChildSpec, limits: ConnectionLimits, *, timeout_s: float) -> McpConnection:
         """Spawn and initialize within ``timeout_s``; on any failure nothing is left running."""
-        connection = cls(spec, limits)
-        connection._init_timeout_s = timeout_s
+        connection = cls(spec, limits, timeout_s)
         started = time.perf_counter()
         connection._thread.start()
         try:
@@ -123,7 +134,8 @@ class McpConnection:
         try:
             if self._signal_stop is not None:
                 self._signal_stop()
-            self._thread.join(timeout=self._limits.close_grace_s + 4.0)
+            if self._thread.is_alive():
+                self._thread.join(timeout=self._limits.close_grace_s + _THREAD_MARGIN_S + 2.0)
         except Exception:  # close must never raise; the kill below still runs
             pass
         finally:
@@ -136,7 +148,7 @@ class McpConnection:
         async def op(session: ClientSession) -> list[types.Tool]:
             tools: list[types.Tool] = []
             cursor: str | None = None
-            for _ in range(100):  # a paginator that never ends cannot hang preparation
+            for _ in range(_MAX_TOOL_PAGES):  # a paginator that never ends cannot hang us
                 params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
                 page = await session.list_tools(params=params)
                 tools.extend(page.tools)
@@ -167,7 +179,7 @@ class McpConnection:
             future.cancel()
             if self.pid is not None:
                 kill_group(self.pid)
-            raise McpFailure("timeout", f"no answer within {timeout_s} s") from None
+            raise McpFailure("timeout", f"no answer within {timeout_s:g} s") from None
 
     # -- the loop thread ----------------------------------------------------------------------
 
@@ -192,9 +204,7 @@ class McpConnection:
 
     async def _serve(self, process: Process) -> None:
         assert process.stdin and process.stdout and process.stderr
-        inbound_send, inbound_recv = anyio.create_memory_object_stream[
-            SessionMessage | Exception
-        ](0)
+        inbound_send, inbound_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         outbound_send, outbound_recv = anyio.create_memory_object_stream[SessionMessage](0)
         session = ClientSession(inbound_recv, outbound_send, client_info=_CLIENT_INFO)
         live = _Live(process=process, session=session, stop=anyio.Event())
@@ -236,16 +246,18 @@ async def _guarded(
         with anyio.fail_after(timeout_s):
             return await op(live.session)
     except TimeoutError:
-        raise _fatal(live, McpFailure("timeout", f"no answer within {timeout_s} s")) from None
+        failure = McpFailure("timeout", f"no answer within {timeout_s:g} s")
+        raise _fatal(live, failure) from None
     except MCPError as exc:
         if live.fault is not None or live.process.returncode is not None:
             raise _fatal(live, live.fault or _exited(live)) from None
         if exc.code == types.CONNECTION_CLOSED:
             raise _fatal(live, McpFailure("crashed", "connection closed")) from None
         raise McpFailure("error_response", f"JSON-RPC error {exc.code}: {exc.message}") from None
-    except (ValidationError, RuntimeError) as exc:
-        # The reply parsed as JSON-RPC but not as the expected result type.
-        raise McpFailure("protocol", f"malformed result: {_first_line(exc)}") from None
+    except (ValueError, RuntimeError) as exc:
+        # The reply was framed JSON-RPC but not the expected result type (pydantic's
+        # ValidationError is a ValueError; the SDK's output-schema check raises RuntimeError).
+        raise McpFailure("malformed", f"malformed result: {_first_line(exc)}") from None
 
 
 def _fatal(live: _Live, failure: McpFailure) -> McpFailure:
@@ -269,27 +281,33 @@ async def _pump_stdout(
     live: _Live,
     cap: int,
 ) -> None:
-    """Parse stdout lines into session messages; any framing fault is fatal for the child."""
+    """Parse stdout lines into session messages; any framing fault is fatal for the child.
+
+    The fault is recorded before ``inbound`` closes, because closing it wakes every pending
+    request (with CONNECTION_CLOSED), and those requests classify themselves by the fault.
+    """
     reader = LineReader(stdout, cap)
-    async with inbound:
-        try:
-            while (line := await reader.next_line()) is not None:
-                if not line.strip():
-                    continue
-                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                await inbound.send(SessionMessage(message))
-        except ProtocolFault as exc:
-            _fatal(live, McpFailure("protocol", str(exc)))
-        except (ValidationError, UnicodeDecodeError, ValueError):
-            _fatal(live, McpFailure("protocol", "server wrote a non-JSON-RPC line on stdout"))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            return
-    # Closing ``inbound`` (above) wakes every pending request with CONNECTION_CLOSED.
-    if live.fault is None and not live.stop.is_set():
-        live.fault = McpFailure("crashed", "server closed stdout")
+    try:
+        while (line := await reader.next_line()) is not None:
+            if not line.strip():
+                continue
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            await inbound.send(SessionMessage(message))
+        if live.fault is None and not live.stop.is_set():
+            live.fault = McpFailure("crashed", "server closed stdout")
+    except ProtocolFault as exc:
+        _fatal(live, McpFailure("oversized", str(exc)))
+    except ValueError:  # ValidationError and UnicodeDecodeError are both ValueErrors
+        _fatal(live, McpFailure("protocol", "server wrote a non-JSON-RPC line on stdout"))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+    finally:
+        await inbound.aclose()
 
 
-async def _pump_stdin(outbound: MemoryObjectReceiveStream[SessionMessage], stdin: ByteSendStream) -> None:
+async def _pump_stdin(
+    outbound: MemoryObjectReceiveStream[SessionMessage], stdin: ByteSendStream
+) -> None:
     try:
         async with outbound:
             async for message in outbound:

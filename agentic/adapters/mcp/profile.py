@@ -4,10 +4,11 @@ pure functions, so one generic adapter (``adapter.py``) can drive any stdio MCP 
 A profile declares:
 
 - identity: adapter id, configuration object (its fingerprint is the receipt's config fp),
-  capability declaration;
+  capability declaration and the server name the product must report at ``initialize``;
 - preparation: ``prepare_native`` builds what the product needs under the prepared root and
-  returns the index fingerprint; ``command`` and ``environment`` derive the child process from
-  that root alone (so every attach can start a fresh process);
+  returns the index fingerprint; ``verify_native`` re-derives that fingerprint at attach time
+  (None when the product's index cannot be inspected); ``command`` and ``environment`` derive
+  the child process from the prepared root alone, so every attach can start a fresh process;
 - the tool mapping: for each normalized tool, the product tool name, the input-schema properties
   it must declare, and the argument mapping (which may reject a call before any MCP traffic);
 - the result parser (product result -> normalized ``CallOutcome``) and the readiness probe.
@@ -25,6 +26,8 @@ from agentic.adapters.base import CallOutcome
 from agentic.contract.receipt import Capabilities
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -94,13 +97,15 @@ class McpProfile:
     adapter_id: str
     config_json: str
     capabilities: Capabilities
+    server_name: str
     prepare_native: Callable[[CorpusSnapshot, Path, float], NativeBuild]
+    verify_native: Callable[[Path], str] | None
     command: Callable[[Path], tuple[str, ...]]
-    environment: Callable[[Path, Path], dict[str, str]]
+    environment: Callable[[Path, Path], dict[str, str]]  # (prepared root, run root) -> env
     bindings: tuple[ToolBinding, ...]
     parse: Callable[[ParseInput], CallOutcome]
     readiness: ReadinessProbe
-    max_message_bytes: int = 8 * 1024 * 1024
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     close_grace_s: float = 1.0
 
     @property

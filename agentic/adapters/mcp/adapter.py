@@ -1,0 +1,335 @@
+"""The generic stdio MCP adapter: one implementation of the adapter protocol, driven by a profile.
+
+prepare
+    Builds the product's native index under the prepared root (the profile's job), then starts
+    the product once, checks the server name it reports and lists its tools: every mapped
+    product tool must exist and declare every mapped input field, else ``tool_schema_mismatch``.
+    The fingerprint of the mapped product tools is recorded in the preparation details.
+attach
+    Re-verifies the prepared identity and the native index fingerprint, starts a fresh process in
+    a fresh isolated run root (``ROOT/runs/...``) and lists its tools again: a product whose tools
+    drifted since preparation is refused (``tool_schema_mismatch``). Cold trials attach per pair,
+    so every cold pair runs in its own process.
+reset
+    Sets the task scope. With ``readiness_probe`` it sends the profile's probe once and discards
+    the result (the warm cohort's one discarded probe).
+call
+    Validates the call against the frozen contract, maps it (scope checks happen here, before any
+    MCP traffic), calls the product under the call's deadline and parses the result.
+close
+    Stops the process group (grace, then SIGKILL) and removes the run root.
+
+A failed call maps to the contract's codes:
+
+=================================  ==========================  ===============
+what happened                      code                        class
+=================================  ==========================  ===============
+no answer within the deadline      ``tool_timeout``            product_error
+process exited / closed stdout     ``tool_call_failed``        product_error
+non-JSON-RPC line on stdout        ``tool_call_failed``        product_error
+JSON-RPC error response            ``tool_call_failed``        product_error
+message over the byte cap          ``invalid_tool_result``     harness_error
+reply that is not a valid result   ``invalid_tool_result``     harness_error
+document outside the task scope    ``task_scope_violation``    product_error
+document not in the corpus         ``unknown_index_document``  product_error
+=================================  ==========================  ===============
+
+A timeout, a crash, garbage and an oversized message all kill the process group at once; the
+call's failure then ends the trial undelivered, so nothing from it reaches the agent.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from agentic.adapters.base import (
+    AdapterCallError,
+    AdapterError,
+    CallOutcome,
+    PreparedIndex,
+    ResetInfo,
+)
+from agentic.adapters.mcp.client import ConnectionLimits, FailureKind, McpConnection, McpFailure
+from agentic.adapters.mcp.process import ChildSpec
+from agentic.adapters.mcp.profile import CallScope, McpProfile, ParseInput, RawResult
+from agentic.contract.canonical import fingerprint
+from agentic.contract.receipt import Capabilities, FailureClass
+from agentic.contract.task import AgentTask
+from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.tools import TOOL_NAMES, argument_errors, tool_definitions
+
+RUNS_DIR = "runs"
+PRODUCT_TOOLS_DETAIL = "productToolsFingerprint"
+_STDERR_NOTE_CHARS = 400
+
+_CALL_FAILURES: dict[FailureKind, tuple[str, FailureClass]] = {
+    "timeout": ("tool_timeout", "product_error"),
+    "crashed": ("tool_call_failed", "product_error"),
+    "protocol": ("tool_call_failed", "product_error"),
+    "error_response": ("tool_call_failed", "product_error"),
+    "closed": ("tool_call_failed", "product_error"),
+    "spawn_failed": ("tool_call_failed", "product_error"),
+    "oversized": ("invalid_tool_result", "harness_error"),
+    "malformed": ("invalid_tool_result", "harness_error"),
+}
+
+
+def call_failure(failure: McpFailure, stderr: str) -> AdapterCallError:
+    code, failure_class = _CALL_FAILURES[failure.kind]
+    return AdapterCallError(code, failure_class, _with_stderr(f"{failure.kind}: {failure}", stderr))
+
+
+def _with_stderr(message: str, stderr: str) -> str:
+    tail = stderr.strip()[-_STDERR_NOTE_CHARS:]
+    return f"{message}; stderr: {tail}" if tail else message
+
+
+def raw_result(result: types.CallToolResult) -> RawResult:
+    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+    return RawResult(is_error=bool(result.is_error), structured=result.structured_content, text=text)
+
+
+def _mismatch(message: str) -> AdapterError:
+    return AdapterError("tool_schema_mismatch", "harness_error", message)
+
+
+def product_tools_fingerprint(profile: McpProfile, tools: list[types.Tool]) -> str:
+    """Check every mapped product tool and field; fingerprint the mapped tools' input schemas."""
+    by_name = {tool.name: tool for tool in tools}
+    for binding in profile.bindings:
+        tool = by_name.get(binding.product)
+        if tool is None:
+            raise _mismatch(f"the product lists no tool {binding.product!r}")
+        schema = tool.input_schema
+        properties = schema.get("properties")
+        if schema.get("type") != "object" or not isinstance(properties, dict):
+            raise _mismatch(f"{binding.product} has no object input schema")
+        missing = [name for name in binding.required_fields if name not in properties]
+        if missing:
+            raise _mismatch(f"{binding.product} lacks mapped field(s) {', '.join(missing)}")
+    mapped = sorted({binding.product for binding in profile.bindings})
+    return fingerprint([{"name": n, "inputSchema": by_name[n].input_schema} for n in mapped])
+
+
+class McpAdapter:
+    """An adapter over a real stdio MCP product, described by ``profile``."""
+
+    def __init__(self, profile: McpProfile, snapshot: CorpusSnapshot) -> None:
+        self.adapter_id = profile.adapter_id
+        self._profile = profile
+        self._snapshot = snapshot
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self._profile.capabilities
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self._profile.config
+
+    def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:
+        if snapshot.fingerprint != self._snapshot.fingerprint:
+            raise AdapterError(
+                "corpus_fingerprint_mismatch", "harness_error", "prepare got another snapshot"
+            )
+        started = time.perf_counter()
+        root.mkdir(parents=True, exist_ok=True)
+        native = self._profile.prepare_native(snapshot, root, timeout_s)
+        remaining = max(timeout_s - (time.perf_counter() - started), 0.001)
+        connection, run_root = self._start(root, remaining, "adapter_preparation")
+        try:
+            tools = self._list_product_tools(connection, remaining, "adapter_preparation_failed")
+        finally:
+            connection.close()
+            _remove_run_root(run_root)
+        details: dict[str, str | int | float | bool | None] = dict(native.details)
+        details[PRODUCT_TOOLS_DETAIL] = product_tools_fingerprint(self._profile, tools)
+        details["serverVersion"] = connection.server_version
+        return PreparedIndex(
+            adapter_id=self.adapter_id,
+            root=root,
+            corpus_fingerprint=snapshot.fingerprint,
+            index_fingerprint=native.index_fingerprint,
+            config_fingerprint=fingerprint(self.config),
+            preparation_ms=(time.perf_counter() - started) * 1000.0,
+            details=details,
+        )
+
+    def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> McpSession:
+        self._check_prepared(prepared)
+        connection, run_root = self._start(prepared.root, timeout_s, "adapter_attach")
+        try:
+            tools = self._list_product_tools(connection, timeout_s, "adapter_attach_failed")
+            if product_tools_fingerprint(self._profile, tools) != prepared.details.get(
+                PRODUCT_TOOLS_DETAIL
+            ):
+                raise _mismatch("the product's tools changed since preparation")
+        except BaseException:
+            connection.close()
+            _remove_run_root(run_root)
+            raise
+        return McpSession(self._profile, self._snapshot, connection, run_root)
+
+    def _check_prepared(self, prepared: PreparedIndex) -> None:
+        if prepared.adapter_id != self.adapter_id:
+            raise AdapterError(
+                "adapter_identity_mismatch", "harness_error", f"prepared by {prepared.adapter_id}"
+            )
+        if prepared.corpus_fingerprint != self._snapshot.fingerprint:
+            raise AdapterError(
+                "corpus_fingerprint_mismatch", "harness_error", "index of another corpus"
+            )
+        if prepared.config_fingerprint != fingerprint(self.config):
+            raise AdapterError(
+                "invalid_adapter_preparation", "harness_error", "config fingerprint differs"
+            )
+        verify = self._profile.verify_native
+        if verify is None:
+            return
+        try:
+            current = verify(prepared.root)
+        except (OSError, ValueError) as exc:
+            raise AdapterError("adapter_attach_failed", "harness_error", str(exc)) from exc
+        if current != prepared.index_fingerprint:
+            raise AdapterError("index_fingerprint_changed", "harness_error", "index was rebuilt")
+
+    def _start(self, root: Path, timeout_s: float, stage: str) -> tuple[McpConnection, Path]:
+        """Start the product in a fresh run root; ``stage`` names the failure codes."""
+        runs = root / RUNS_DIR
+        runs.mkdir(parents=True, exist_ok=True)
+        run_root = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
+        profile = self._profile
+        spec = ChildSpec(
+            argv=profile.command(root), env=profile.environment(root, run_root), cwd=run_root
+        )
+        limits = ConnectionLimits(
+            max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
+        )
+        try:
+            connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
+        except McpFailure as exc:
+            _remove_run_root(run_root)
+            suffix = "timeout" if exc.kind == "timeout" else "failed"
+            raise AdapterError(f"{stage}_{suffix}", "harness_error", f"{exc.kind}: {exc}") from exc
+        if connection.server_name != profile.server_name:
+            connection.close()
+            _remove_run_root(run_root)
+            raise AdapterError(
+                "adapter_identity_mismatch",
+                "harness_error",
+                f"server reports {connection.server_name!r}, expected {profile.server_name!r}",
+            )
+        return connection, run_root
+
+    @staticmethod
+    def _list_product_tools(
+        connection: McpConnection, timeout_s: float, code: str
+    ) -> list[types.Tool]:
+        try:
+            return connection.list_tools(timeout_s=timeout_s)
+        except McpFailure as exc:
+            message = _with_stderr(f"listing tools: {exc.kind}: {exc}", connection.stderr.text())
+            raise AdapterError(code, "harness_error", message) from exc
+
+
+def _remove_run_root(run_root: Path) -> None:
+    shutil.rmtree(run_root, ignore_errors=True)
+    with suppress(OSError):
+        run_root.parent.rmdir()  # only when no other run is using it
+
+
+class McpSession:
+    """One attached product process serving one task at a time."""
+
+    def __init__(
+        self,
+        profile: McpProfile,
+        snapshot: CorpusSnapshot,
+        connection: McpConnection,
+        run_root: Path,
+    ) -> None:
+        self._profile = profile
+        self._snapshot = snapshot
+        self._connection = connection
+        self._run_root = run_root
+        self._pending_startup_ms: float | None = connection.startup_ms
+        self._scope: CallScope | None = None
+        self._closed = False
+
+    @property
+    def pid(self) -> int | None:
+        """The product process id (also its process-group id)."""
+        return self._connection.pid
+
+    def stderr_text(self) -> str:
+        return self._connection.stderr.text()
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return tool_definitions()
+
+    def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
+        self._require_open()
+        self._scope = CallScope(task=task, snapshot=self._snapshot)
+        if readiness_probe:
+            self._probe(self._scope, timeout_s)
+        startup, self._pending_startup_ms = self._pending_startup_ms, None
+        return ResetInfo(startup_ms=startup, model_load_ms=None)
+
+    def _probe(self, scope: CallScope, timeout_s: float) -> None:
+        probe = self._profile.readiness
+        try:
+            result = self._connection.call_tool(
+                probe.product_tool, probe.arguments(scope), timeout_s=timeout_s
+            )
+        except McpFailure as exc:
+            raise AdapterError(
+                "readiness_probe_failed", "harness_error", f"{exc.kind}: {exc}"
+            ) from exc
+        probe.check(raw_result(result))
+
+    def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+        self._require_open()
+        if tool_name not in TOOL_NAMES:
+            raise AdapterCallError("disallowed_tool", "agent_error", f"unknown tool {tool_name!r}")
+        errors = argument_errors(tool_name, arguments)
+        if errors:
+            raise AdapterCallError("invalid_agent_action", "agent_error", "; ".join(errors))
+        scope = self._scope
+        if scope is None:
+            raise AdapterCallError("adapter_not_reset", "product_error", "call before reset")
+        binding = self._profile.binding(tool_name)
+        if binding is None:
+            raise AdapterCallError("disallowed_tool", "agent_error", f"{tool_name} is not mapped")
+        product_arguments = binding.map_arguments(arguments, scope)
+        try:
+            result = self._connection.call_tool(
+                binding.product, product_arguments, timeout_s=timeout_s
+            )
+        except McpFailure as exc:
+            raise call_failure(exc, self._connection.stderr.text()) from exc
+        parse_input = ParseInput(
+            tool=tool_name,
+            arguments=arguments,
+            product_arguments=product_arguments,
+            scope=scope,
+            raw=raw_result(result),
+        )
+        return self._profile.parse(parse_input)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._connection.close()
+        _remove_run_root(self._run_root)
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise AdapterCallError("tool_call_failed", "product_error", "session is closed")

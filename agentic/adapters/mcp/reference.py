@@ -1,0 +1,339 @@
+"""The ``mcp-reference`` profile: our own reference server (``agentic serve``) as a real stdio
+MCP product, so the authoritative lane exercises real processes, cold and warm.
+
+Preparation builds the lexical index (the same builder, file and fingerprint as ``lexical``)
+directly in the prepared root; each attach runs ``<this python> -m agentic serve --index ROOT``
+in a fresh isolated HOME under ``ROOT/runs``.
+
+Mapping of the frozen tools onto the server's own:
+
+- ``search`` -> ``kb_search {query, collections, limit?}``: ``collections`` is the named
+  collection (which must be the task's) or every task collection, in task order. ``minScore`` is
+  applied here, after the server's normalization, as ``lexical`` does; other search options are
+  accepted and ignored, as ``lexical`` does.
+- ``get`` -> ``kb_get {uri, fromLine?, lineCount?, lineNumbers: false}``.
+- ``multi_get`` -> ``kb_multi_get {uris, maxBytes?, lineNumbers: false}``.
+
+Normalization reproduces the in-process ``lexical`` adapter's results from what the server
+returned: the same content (per-collection ``{mode:"bm25", query, results}`` payloads; served
+lines joined by LF), the same backend-invocation accounting (one per searched collection, two
+per requested URI) and evidence for every non-blank returned line that equals the snapshot.
+Server error results end the call with the server's own code, which is the code ``lexical``
+raises for the same fault (``invalid_search_query``, ``document_not_found``, ...).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import agentic
+from agentic.adapters import indexed
+from agentic.adapters.base import AdapterCallError, AdapterError, CallOutcome
+from agentic.adapters.indexed import INDEX_FILE
+from agentic.adapters.lexical_index import TOKENIZER, LexicalIndex, build_index
+from agentic.adapters.mcp.client import ConnectionLimits, McpConnection
+from agentic.adapters.mcp.process import ChildSpec, isolated_environment
+from agentic.adapters.mcp.profile import (
+    CallScope,
+    McpProfile,
+    NativeBuild,
+    ParseInput,
+    RawResult,
+    ReadinessProbe,
+    ToolBinding,
+)
+from agentic.adapters.mcp.results import (
+    as_bool,
+    as_int,
+    as_list,
+    as_object,
+    as_str,
+    as_unit_score,
+    invalid,
+    matching_evidence,
+    product_error_code,
+    scoped_file,
+    served_lines,
+)
+from agentic.adapters.reads import INVOCATIONS_PER_READ, TaskScope, scope_violation
+from agentic.contract.canonical import canonical_text
+from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.fixture.snapshot import CorpusSnapshot
+
+ADAPTER_ID = "mcp-reference"
+# Must equal agentic.server.app.SERVER_NAME (adapters may not import the server; a test pins it).
+SERVER_NAME = "agentic-reference"
+SEARCH_REASON = "the reference MCP server returns no source/span hashes for search results"
+READ_HASH_REASON = "the reference MCP server returns no source/span hashes for reads"
+PRODUCT_TOOLS = ("kb_get", "kb_multi_get", "kb_search")
+CONFIG: dict[str, Any] = {
+    "adapter": ADAPTER_ID,
+    "version": 1,
+    "transport": "stdio",
+    "server": SERVER_NAME,
+    "mapping": "mcp-reference-v1",
+    "productTools": list(PRODUCT_TOOLS),
+    "retrieval": "fts5-bm25-porter",
+    "expansion": False,
+    "vectors": False,
+    "reranking": False,
+    "graph": False,
+}
+RUNS_DIR = "runs"
+_PROBE_WORD = re.compile(r"[^\W_]+")
+_PROBE_WORDS = 8
+
+
+# -- process -------------------------------------------------------------------------------------
+
+
+def server_command(index_dir: Path) -> tuple[str, ...]:
+    return (sys.executable, "-m", "agentic", "serve", "--index", str(index_dir))
+
+
+def server_environment(index_dir: Path, run_root: Path) -> dict[str, str]:
+    """An isolated environment that still imports this very ``agentic`` package."""
+    package_parent = Path(agentic.__file__).resolve().parent.parent
+    return isolated_environment(run_root, {"PYTHONPATH": str(package_parent)})
+
+
+def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
+    root.mkdir(parents=True, exist_ok=True)
+    built = build_index(snapshot, root / INDEX_FILE)
+    return NativeBuild(
+        index_fingerprint=built.index_fingerprint,
+        details={"documents": built.document_count, "tokenizer": TOKENIZER},
+    )
+
+
+def verify_native(root: Path) -> str:
+    index = LexicalIndex.open(root / INDEX_FILE, read_only=True)
+    try:
+        return index.index_fingerprint
+    finally:
+        index.close()
+
+
+# -- argument mapping ------------------------------------------------------------------------------
+
+
+def _task_scope(scope: CallScope) -> TaskScope:
+    return TaskScope(task_id=scope.task.taskId, collections=scope.collections)
+
+
+def map_search(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+    collection = arguments.get("collection")
+    if collection is None:
+        collections = list(scope.collections)
+    else:
+        _task_scope(scope).check_collection(str(collection))
+        collections = [str(collection)]
+    product: dict[str, Any] = {"query": arguments["query"], "collections": collections}
+    if "limit" in arguments:
+        product["limit"] = arguments["limit"]
+    return product
+
+
+def map_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+    _task_scope(scope).check_uri(str(arguments["uri"]))
+    product = {key: arguments[key] for key in ("uri", "fromLine", "lineCount") if key in arguments}
+    return {**product, "lineNumbers": False}
+
+
+def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+    for uri in arguments["uris"]:
+        _task_scope(scope).check_uri(str(uri))
+    product = {key: arguments[key] for key in ("uris", "maxBytes") if key in arguments}
+    return {**product, "lineNumbers": False}
+
+
+# -- result parsing --------------------------------------------------------------------------------
+
+
+def _mismatch_note(uri: str, count: int) -> list[str]:
+    if not count:
+        return []
+    return [f"{count} returned line(s) of {uri} differ from the snapshot; no evidence for them"]
+
+
+def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    requested: list[str] = call.product_arguments["collections"]
+    searched = [as_str(c, "searched collection") for c in as_list(structured.get("searched"), "searched")]
+    for collection in searched:
+        if collection not in call.scope.collections:
+            raise scope_violation(f"the product searched {collection!r}, outside the task's scope")
+    if searched != requested:
+        raise invalid("the product searched other collections than requested")
+    query = as_str(structured.get("query"), "query")
+    if query != call.product_arguments["query"]:
+        raise invalid("the product answered another query")
+    min_score = call.arguments.get("minScore")
+    hits: dict[str, list[dict[str, Any]]] = {collection: [] for collection in searched}
+    evidence: list[ToolEvidence] = []
+    notes: list[str] = []
+    for position, item in enumerate(as_list(structured.get("results"), "results")):
+        what = f"results[{position}]"
+        hit = as_object(item, what)
+        uri = as_str(hit.get("uri"), f"{what}.uri")
+        file = scoped_file(call.scope, uri, searched)
+        score = as_unit_score(hit.get("score"), f"{what}.score")
+        start = as_int(hit.get("startLine"), f"{what}.startLine", 1)
+        end = as_int(hit.get("endLine"), f"{what}.endLine", start)
+        lines = served_lines(as_str(hit.get("text"), f"{what}.text"), start, end, what)
+        if min_score is not None and score < float(min_score):
+            continue
+        found, mismatched = matching_evidence(file, start, lines, SEARCH_REASON)
+        evidence.extend(found)
+        notes.extend(_mismatch_note(uri, mismatched))
+        hits[file.collection].append(
+            {"uri": uri, "score": score, "startLine": start, "endLine": end}
+        )
+    payloads = [{"mode": "bm25", "query": query, "results": hits[c]} for c in searched]
+    content = canonical_text(payloads[0] if len(payloads) == 1 else {"scopes": payloads})
+    return _outcome("candidates", content, evidence, len(searched), notes)
+
+
+def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    uri = as_str(structured.get("uri"), "uri")
+    file = scoped_file(call.scope, uri)
+    if uri != call.product_arguments["uri"]:
+        raise invalid("the product answered another document")
+    start = as_int(structured.get("startLine"), "startLine", 1)
+    if start != call.arguments.get("fromLine", 1):
+        raise invalid("the product served another range than requested")
+    end = as_int(structured.get("endLine"), "endLine", start - 1)
+    text = as_str(structured.get("text"), "text")
+    lines = served_lines(text, start, end, "get result")
+    evidence, mismatched = matching_evidence(file, start, lines, READ_HASH_REASON)
+    return _outcome("source", text, evidence, INVOCATIONS_PER_READ, _mismatch_note(uri, mismatched))
+
+
+def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    uris: list[str] = call.product_arguments["uris"]
+    if as_int(structured.get("requested"), "requested") != len(uris):
+        raise invalid("multi_get reports another request size")
+    documents = as_list(structured.get("documents"), "documents")
+    if as_int(structured.get("returned"), "returned") != len(documents):
+        raise invalid("multi_get counts are inconsistent")
+    if len(documents) > len(uris):
+        raise invalid("multi_get returned more documents than requested")
+    blocks: list[str] = []
+    evidence: list[ToolEvidence] = []
+    notes: list[str] = []
+    for position, (item, expected) in enumerate(zip(documents, uris, strict=False)):
+        what = f"documents[{position}]"
+        document = as_object(item, what)
+        uri = as_str(document.get("uri"), f"{what}.uri")
+        file = scoped_file(call.scope, uri)
+        if uri != expected:
+            raise invalid("multi_get answered out of request order")
+        if as_int(document.get("startLine"), f"{what}.startLine", 1) != 1:
+            raise invalid("multi_get documents must start at line 1")
+        end = as_int(document.get("endLine"), f"{what}.endLine", 1)
+        cut = as_bool(document.get("truncated"), f"{what}.truncated")
+        if cut and position != len(documents) - 1:
+            raise invalid("only the last multi_get document may be cut")
+        text = as_str(document.get("text"), f"{what}.text")
+        found, mismatched = matching_evidence(file, 1, served_lines(text, 1, end, what), READ_HASH_REASON)
+        blocks.append(text)
+        evidence.extend(found)
+        notes.extend(_mismatch_note(uri, mismatched))
+    invocations = INVOCATIONS_PER_READ * len(uris)
+    return _outcome("source", "\n".join(blocks), evidence, invocations, notes)
+
+
+def _outcome(
+    role: Any, content: str, evidence: list[ToolEvidence], invocations: int, notes: list[str]
+) -> CallOutcome:
+    result = ToolResult(
+        status="ok", resultRole=role, content=content, evidence=tuple(evidence), errorCode=None
+    )
+    return CallOutcome(result=result, backend_invocations=invocations, diagnostics=tuple(notes))
+
+
+def parse(call: ParseInput) -> CallOutcome:
+    if call.raw.is_error:
+        code = product_error_code(call.raw.structured, "error")
+        raise AdapterCallError(code, "product_error", f"{call.tool}: server error {code}")
+    structured = as_object(call.raw.structured, f"{call.tool} structured content")
+    if call.tool == "search":
+        return _search(call, structured)
+    if call.tool == "get":
+        return _get(call, structured)
+    return _multi_get(call, structured)
+
+
+# -- readiness -------------------------------------------------------------------------------------
+
+
+def probe_arguments(scope: CallScope) -> dict[str, Any]:
+    """A real search in the task's first collection, built from the goal's plain words (so the
+    query grammar always accepts it; whether it matches anything does not matter)."""
+    words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
+    return {"query": " ".join(words) or "a", "collections": [scope.collections[0]], "limit": 1}
+
+
+def probe_check(raw: RawResult) -> None:
+    structured = raw.structured
+    if raw.is_error or not isinstance(structured, dict):
+        raise AdapterError("readiness_probe_failed", "harness_error", "probe search failed")
+    if not isinstance(structured.get("results"), list):
+        raise AdapterError("readiness_probe_failed", "harness_error", "probe returned no results")
+
+
+PROFILE = McpProfile(
+    adapter_id=ADAPTER_ID,
+    config_json=canonical_text(CONFIG),
+    capabilities=indexed.INDEXED_CAPABILITIES,
+    server_name=SERVER_NAME,
+    prepare_native=prepare_native,
+    verify_native=verify_native,
+    command=server_command,
+    environment=server_environment,
+    bindings=(
+        ToolBinding("search", "kb_search", ("query", "collections", "limit"), map_search),
+        ToolBinding("get", "kb_get", ("uri", "fromLine", "lineCount", "lineNumbers"), map_get),
+        ToolBinding("multi_get", "kb_multi_get", ("uris", "maxBytes", "lineNumbers"), map_multi_get),
+    ),
+    parse=parse,
+    readiness=ReadinessProbe("kb_search", probe_arguments, probe_check),
+)
+
+
+# -- benchmark hook --------------------------------------------------------------------------------
+
+
+def cold_start_seconds(
+    index_dir: Path, *, query: str = "a", collection: str | None = None, timeout_s: float = 60.0
+) -> float:
+    """Wall seconds from spawning ``agentic serve --index DIR`` to its first search result.
+
+    ``index_dir`` holds a prepared lexical index (``agentic prepare --adapter lexical``). The
+    search covers ``collection``, or every collection in the index when it is None.
+    """
+    with tempfile.TemporaryDirectory(prefix="agentic-cold-start-") as run_dir:
+        run_root = Path(run_dir)
+        spec = ChildSpec(
+            argv=server_command(index_dir),
+            env=server_environment(index_dir, run_root),
+            cwd=run_root,
+        )
+        limits = ConnectionLimits(max_message_bytes=PROFILE.max_message_bytes)
+        arguments: dict[str, Any] = {"query": query, "limit": 1}
+        if collection is not None:
+            arguments["collections"] = [collection]
+        started = time.perf_counter()
+        connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
+        try:
+            result = connection.call_tool("kb_search", arguments, timeout_s=timeout_s)
+            elapsed = time.perf_counter() - started
+        finally:
+            connection.close()
+    if result.is_error:
+        raise AdapterError("readiness_probe_failed", "harness_error", "cold-start search failed")
+    return elapsed

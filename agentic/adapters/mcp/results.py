@@ -1,0 +1,147 @@
+"""Checks shared by every profile's result parser.
+
+A product's result is untrusted input. Parsers read it only through these helpers, so every
+shape problem becomes ``invalid_tool_result`` (the harness cannot normalize what came back), a
+document outside the task's collections becomes ``task_scope_violation`` (a foreign result, which
+never reaches the agent), and a document the corpus does not hold becomes
+``unknown_index_document``, the code the in-process adapters use for the same fault.
+
+Evidence is built from the snapshot, never from the product: a returned line yields a citeable
+coordinate only when its text equals the snapshot's line at that number, and the coordinate's
+hashes are then computed from the snapshot bytes (harness-observed).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from agentic.adapters.base import AdapterCallError
+from agentic.adapters.mcp.profile import CallScope
+from agentic.adapters.reads import is_blank, line_evidence, scope_violation
+from agentic.contract.receipt import ToolEvidence
+from agentic.fixture.snapshot import CorpusFile
+
+_URI = re.compile(r"^gno://([^/]+)/(.+)$")
+PRODUCT_CODE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def invalid(message: str) -> AdapterCallError:
+    return AdapterCallError("invalid_tool_result", "harness_error", message)
+
+
+def as_object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise invalid(f"{what} must be an object")
+    return value
+
+
+def as_list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise invalid(f"{what} must be an array")
+    return value
+
+
+def as_str(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise invalid(f"{what} must be a string")
+    return value
+
+
+def as_bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise invalid(f"{what} must be a boolean")
+    return value
+
+
+def as_int(value: Any, what: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise invalid(f"{what} must be an integer >= {minimum}")
+    return value
+
+
+def as_unit_score(value: Any, what: str) -> float:
+    """A finite number in [0, 1], returned as a float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise invalid(f"{what} must be a number")
+    score = float(value)
+    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        raise invalid(f"{what} must be within [0, 1]")
+    return score
+
+
+def optional_str(value: Any, what: str) -> str | None:
+    return None if value is None else as_str(value, what)
+
+
+def collection_of(uri: str) -> str:
+    match = _URI.match(uri)
+    if match is None:
+        raise invalid(f"result uri {uri!r} is not a gno:// coordinate")
+    return match.group(1)
+
+
+def scoped_file(scope: CallScope, uri: str, collections: Sequence[str] | None = None) -> CorpusFile:
+    """The snapshot file behind a returned URI, which must lie inside the call's scope.
+
+    ``collections`` narrows the scope to what the call asked for (a named collection); by default
+    it is every collection of the task.
+    """
+    allowed = scope.collections if collections is None else tuple(collections)
+    if collection_of(uri) not in allowed:
+        raise scope_violation(f"the product returned {uri!r}, outside the task's scope")
+    file = scope.snapshot.by_uri(uri)
+    if file is None:
+        raise AdapterCallError(
+            "unknown_index_document", "product_error", f"{uri} is not in the corpus"
+        )
+    return file
+
+
+def served_lines(text: str, start: int, end: int, what: str) -> tuple[str, ...]:
+    """The lines of a served inclusive range; their count must match the range."""
+    if end < start - 1:
+        raise invalid(f"{what} has endLine before startLine")
+    if end == start - 1:
+        if text:
+            raise invalid(f"{what} is an empty range with text")
+        return ()
+    lines = tuple(text.split("\n"))
+    if len(lines) != end - start + 1:
+        raise invalid(f"{what} holds {len(lines)} lines for range {start}-{end}")
+    return lines
+
+
+def matching_evidence(
+    file: CorpusFile,
+    start: int,
+    lines: Sequence[str],
+    reason: str,
+    *,
+    skip_blank: bool = True,
+) -> tuple[list[ToolEvidence], int]:
+    """Single-line evidence for each returned line equal to the snapshot's line at its number.
+
+    Returns the evidence and how many non-blank returned lines did not match (a diagnostic).
+    """
+    evidence: list[ToolEvidence] = []
+    mismatched = 0
+    for offset, text in enumerate(lines):
+        number = start + offset
+        if skip_blank and is_blank(text):
+            continue
+        if number > len(file.lines) or file.lines[number - 1] != text:
+            mismatched += 0 if is_blank(text) else 1
+            continue
+        evidence.append(line_evidence(file, number, reason))
+    return evidence, mismatched
+
+
+def product_error_code(structured: Any, key: str) -> str:
+    """A product's own error code from an error result, checked to be a plain token."""
+    code = as_object(structured, "error result").get(key)
+    if not isinstance(code, str) or not PRODUCT_CODE.match(code.lower()):
+        raise invalid("error result without a valid error code")
+    return code.lower()

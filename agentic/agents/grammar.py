@@ -1,0 +1,323 @@
+"""The output grammar of the local-model agent: exactly one tool action or one FinalEnvelope.
+
+The grammar is rebuilt for every step from agent-visible data only: the task's allowed tools,
+collections, claim keys and value types, the call budget left, and the evidence and URIs that
+delivered results showed. It fixes the *shape* (compact JSON, closed keys, one claim or gap per
+key in task order, citations chosen among observed evidence lines); it never chooses a value,
+a citation or a tool for the model. Anything the grammar cannot express (a date's day of month,
+a string list's uniqueness, required-claim coverage) is left to the runner's strict validation.
+
+Grammars are a tiny regular AST rendered two ways: GBNF for llama.cpp, and a Python regex that
+tests use to check exactly which texts a grammar admits. The AST has no recursion, so both
+renderings describe the same regular language.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agentic.contract.task import AgentTask
+
+# --- AST ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Lit:
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
+class Chars:
+    """One character from a class, spelled in GBNF and in Python regex syntax."""
+
+    gbnf: str
+    regex: str
+
+
+@dataclass(frozen=True, eq=False)
+class Seq:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Alt:
+    options: tuple[Node, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Rep:
+    item: Node
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, eq=False)
+class Ref:
+    name: str
+
+
+Node = Lit | Chars | Seq | Alt | Rep | Ref
+
+
+@dataclass(frozen=True, eq=False)
+class Grammar:
+    rules: tuple[tuple[str, Node], ...]  # the first rule is the root
+
+    def rule(self, name: str) -> Node:
+        for rule_name, node in self.rules:
+            if rule_name == name:
+                return node
+        raise KeyError(name)
+
+
+def seq(*items: Node) -> Node:
+    return items[0] if len(items) == 1 else Seq(items)
+
+
+def alt(options: Sequence[Node]) -> Node:
+    return options[0] if len(options) == 1 else Alt(tuple(options))
+
+
+def optional(item: Node) -> Node:
+    return Rep(item, 0, 1)
+
+
+def separated(item: Node, low: int, high: int) -> Node:
+    """``item ("," item){low-1,high-1}`` (low >= 1)."""
+    return seq(item, Rep(seq(Lit(","), item), low - 1, high - 1))
+
+
+def json_literal(value: str) -> Lit:
+    return Lit(json.dumps(value, ensure_ascii=False))
+
+
+# --- GBNF rendering -----------------------------------------------------------------------------
+
+_GBNF_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _gbnf_literal(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in _GBNF_ESCAPES:
+            out.append(_GBNF_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _gbnf(node: Node) -> str:
+    if isinstance(node, Lit):
+        return _gbnf_literal(node.text)
+    if isinstance(node, Chars):
+        return node.gbnf
+    if isinstance(node, Ref):
+        return node.name
+    if isinstance(node, Seq):
+        return " ".join(_gbnf_grouped(item) for item in node.items)
+    if isinstance(node, Alt):
+        return " | ".join(_gbnf(option) for option in node.options)
+    bounds = "?" if (node.low, node.high) == (0, 1) else f"{{{node.low},{node.high}}}"
+    return f"({_gbnf(node.item)}){bounds}"
+
+
+def _gbnf_grouped(node: Node) -> str:
+    return f"({_gbnf(node)})" if isinstance(node, Alt) else _gbnf(node)
+
+
+def to_gbnf(grammar: Grammar) -> str:
+    return "".join(f"{name} ::= {_gbnf(node)}\n" for name, node in grammar.rules)
+
+
+@@RECOGNIZER@@
+
+# --- the step grammar ---------------------------------------------------------------------------
+
+MAX_STRING_CHARS = 160
+MAX_QUERY_CHARS = 120
+MAX_LIST_ITEMS = 6
+MAX_CITATIONS = 4
+MAX_URIS = 4
+
+_STRING_CHAR = alt(
+    (
+        Chars(r'[^"\\\x00-\x1F\x7F]', r'[^"\\\x00-\x1f\x7f]'),
+        seq(Lit("\\"), Chars(r'["\\/bfnrt]', r'["\\/bfnrt]')),
+    )
+)
+_DIGIT = Chars("[0-9]", "[0-9]")
+_POSITIVE = seq(Chars("[1-9]", "[1-9]"), Rep(_DIGIT, 0, 3))
+_NUMBER = seq(
+    optional(Lit("-")),
+    alt((Lit("0"), seq(Chars("[1-9]", "[1-9]"), Rep(_DIGIT, 0, 14)))),
+    optional(seq(Lit("."), Rep(_DIGIT, 1, 6))),
+)
+GAP_REASONS = ("missing_evidence", "conflicting_evidence", "budget_exhausted", "tool_unavailable")
+STOP_REASONS = ("complete", "abstained", "budget_exhausted", "tool_unavailable", "error")
+
+
+def _string(low: int, high: int) -> Node:
+    return seq(Lit('"'), Rep(Ref("char"), low, high), Lit('"'))
+
+
+_VALUES: dict[str, Node] = {
+    "string": _string(1, MAX_STRING_CHARS),
+    "identifier": _string(1, MAX_STRING_CHARS),
+    "number": _NUMBER,
+    "boolean": alt((Lit("true"), Lit("false"))),
+    "date": seq(
+        Lit('"'),
+        Rep(_DIGIT, 4, 4),
+        Lit("-"),
+        Rep(_DIGIT, 2, 2),
+        Lit("-"),
+        Rep(_DIGIT, 2, 2),
+        Lit('"'),
+    ),
+    "string[]": seq(Lit("["), separated(_string(1, MAX_STRING_CHARS), 1, MAX_LIST_ITEMS), Lit("]")),
+}
+
+
+@dataclass(frozen=True)
+class Citable:
+    """One evidence coordinate the model may cite, exactly as it will appear in the envelope."""
+
+    uri: str
+    start_line: int
+    end_line: int
+    source_hash: str
+    span_hash: str
+
+    def tail(self) -> str:
+        """Everything after ``"startLine":`` in this citation's JSON text."""
+        return (
+            f'{self.start_line},"endLine":{self.end_line},'
+            f'"sourceHash":"{self.source_hash}","spanHash":"{self.span_hash}",'
+            '"sourceHashProvenance":"harness_observed","spanHashProvenance":"harness_observed"}'
+        )
+
+    def json_text(self) -> str:
+        return '{"uri":' + json.dumps(self.uri, ensure_ascii=False) + ',"startLine":' + self.tail()
+
+
+@dataclass(frozen=True)
+class StepShape:
+    """What the next step may contain, derived from visible data only."""
+
+    tools: tuple[str, ...]  # tools the model may still call now (empty: it must finish)
+    collections: tuple[str, ...]
+    uris: tuple[str, ...]  # URIs seen in delivered results, in first-seen order
+    citables: tuple[Citable, ...]
+
+
+def _citation(citables: Sequence[Citable]) -> Node:
+    # Grouped by URI, so llama.cpp keeps one grammar stack while the model spells the URI, and
+    # branches only where citations really differ (the line numbers).
+    by_uri: dict[str, list[Citable]] = {}
+    for item in citables:
+        by_uri.setdefault(item.uri, []).append(item)
+    options = [
+        seq(json_literal(uri), Lit(',"startLine":'), alt([Lit(c.tail()) for c in items]))
+        for uri, items in by_uri.items()
+    ]
+    return seq(Lit('{"uri":'), alt(options))
+
+
+def _ordered_subsets(items: Sequence[Node]) -> Node:
+    """``[]`` or a JSON array of the items in order, each at most once."""
+    if not items:
+        return Lit("[]")
+    # after[i]: what may follow once items[i] was written (any later item, or nothing).
+    after: list[Node | None] = [None] * len(items)
+    for index in range(len(items) - 1, -1, -1):
+        later = [_then(seq(Lit(","), items[j]), after[j]) for j in range(index + 1, len(items))]
+        after[index] = optional(alt(later)) if later else None
+    heads = [_then(items[i], after[i]) for i in range(len(items))]
+    return seq(Lit("["), optional(alt(heads)), Lit("]"))
+
+
+def _then(first: Node, rest: Node | None) -> Node:
+    return first if rest is None else seq(first, rest)
+
+
+def _claim(key: str, value_type: str, citations: Node) -> Node:
+    return seq(
+        Lit(f'{{"claimKey":"{key}","value":{{"type":"{value_type}","value":'),
+        _VALUES[value_type],
+        Lit('},"citations":'),
+        citations,
+        Lit("}"),
+    )
+
+
+def _final(task: AgentTask, shape: StepShape) -> Node:
+    if shape.citables:
+        citations = alt(
+            (Lit("[]"), seq(Lit("["), separated(Ref("citation"), 1, MAX_CITATIONS), Lit("]")))
+        )
+    else:
+        citations = Lit("[]")
+    claims = [_claim(c.claimKey, c.valueType, citations) for c in task.claims]
+    reasons = alt([Lit(f'"{reason}"') for reason in GAP_REASONS])
+    gaps = [
+        seq(Lit(f'{{"claimKey":"{c.claimKey}","reason":'), reasons, Lit("}")) for c in task.claims
+    ]
+    return seq(
+        Lit('{"kind":"final","envelope":{"schemaVersion":"1.0","claims":'),
+        _ordered_subsets(claims),
+        Lit(',"gaps":'),
+        _ordered_subsets(gaps),
+        Lit(',"abstained":'),
+        alt((Lit("true"), Lit("false"))),
+        Lit(',"stopReason":'),
+        alt([Lit(f'"{reason}"') for reason in STOP_REASONS]),
+        Lit("}}"),
+    )
+
+
+def _tool(name: str, arguments: Node) -> Node:
+    return seq(Lit(f'{{"kind":"tool","toolName":"{name}","arguments":'), arguments, Lit("}"))
+
+
+def _tool_steps(shape: StepShape) -> list[Node]:
+    uri = alt([json_literal(u) for u in shape.uris]) if shape.uris else None
+    steps: list[Node] = []
+    for name in shape.tools:
+        if name == "search":
+            collection = alt([json_literal(c) for c in shape.collections])
+            arguments = seq(
+                Lit('{"query":'),
+                _string(1, MAX_QUERY_CHARS),
+                optional(seq(Lit(',"collection":'), collection)),
+                Lit("}"),
+            )
+            steps.append(_tool("search", arguments))
+        elif name == "get" and uri is not None:
+            arguments = seq(
+                Lit('{"uri":'),
+                uri,
+                optional(seq(Lit(',"fromLine":'), _POSITIVE)),
+                optional(seq(Lit(',"lineCount":'), _POSITIVE)),
+                Lit("}"),
+            )
+            steps.append(_tool("get", arguments))
+        elif name == "multi_get" and uri is not None:
+            arguments = seq(Lit('{"uris":['), separated(uri, 1, MAX_URIS), Lit("]}"))
+            steps.append(_tool("multi_get", arguments))
+    return steps
+
+
+def step_grammar(task: AgentTask, shape: StepShape) -> Grammar:
+    rules: list[tuple[str, Node]] = [
+        ("root", alt([*_tool_steps(shape), Ref("final")])),
+        ("final", _final(task, shape)),
+        ("char", _STRING_CHAR),
+    ]
+    if shape.citables:
+        rules.append(("citation", _citation(shape.citables)))
+    return Grammar(tuple(rules))

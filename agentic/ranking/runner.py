@@ -1,0 +1,156 @@
+"""The ranking tier: every selected golden through every selected adapter, scored at k.
+
+Each adapter is prepared once and asked one ``search`` per golden with ``{query, limit: k}``
+(plus the golden's ``collection`` and ``--threshold`` as ``minScore`` when given), reset to the
+golden's task so the search sees that task's collections only. With ``ablate`` each adapter runs a
+second time with the tool contract's switches for the costly stages turned off
+(``rerank: false, expand: false``), to show what those stages earn. In-process adapters ignore
+the switches, so their ablation delta is zero by construction; product backends honour them.
+
+Nothing here is timed or random, so two runs over the same inputs give identical results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentic.fixture.loader import Fixture
+from agentic.ranking.goldens import Golden, GoldenSet
+from agentic.ranking.metrics import QueryMetrics, document_ranking, query_metrics
+from agentic.ranking.retrieval import Chunk, Searcher, open_searcher
+
+DEFAULT_K = 5
+DEFAULT_VARIANT = "default"
+ABLATED_VARIANT = "ablated"
+ABLATION_SWITCHES: dict[str, Any] = {"expand": False, "rerank": False}
+
+
+@dataclass(frozen=True)
+class RankingSettings:
+    k: int = DEFAULT_K
+    threshold: float | None = None
+    tags: tuple[str, ...] | None = None
+    ablate: bool = False
+    timeout_s: float = 30.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings that shape results (the timeout does not, unless it fires)."""
+        return {
+            "k": self.k,
+            "threshold": self.threshold,
+            "tags": sorted(self.tags) if self.tags is not None else None,
+            "ablate": self.ablate,
+        }
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    golden: Golden
+    arguments: dict[str, Any]
+    chunks: tuple[Chunk, ...]
+    error_code: str | None
+    k: int
+
+    @property
+    def chunk_uris(self) -> tuple[str, ...]:
+        return tuple(chunk.uri for chunk in self.chunks)
+
+    @property
+    def documents(self) -> tuple[str, ...]:
+        return document_ranking(self.chunk_uris, self.k)
+
+    @property
+    def grades(self) -> dict[str, int]:
+        return {uri: self.golden.grade(uri) for uri in self.golden.relevantDocIds}
+
+    @property
+    def metrics(self) -> QueryMetrics | None:
+        """None for a refusal golden: with no relevant document, ranking metrics are undefined."""
+        if self.golden.expectRefusal:
+            return None
+        return query_metrics(self.chunk_uris, self.grades, self.k)
+
+    def to_json(self) -> dict[str, Any]:
+        metrics = self.metrics
+        return {
+            "goldenId": self.golden.id,
+            "tags": list(self.golden.tags),
+            "expectRefusal": self.golden.expectRefusal,
+            "arguments": self.arguments,
+            "errorCode": self.error_code,
+            "relevant": [
+                {"uri": uri, "grade": grade} for uri, grade in sorted(self.grades.items())
+            ],
+            "documents": list(self.documents),
+            "chunks": [
+                {"uri": c.uri, "startLine": c.start_line, "endLine": c.end_line}
+                for c in self.chunks[: self.k]
+            ],
+            "nonEmpty": bool(self.chunks),
+            "metrics": metrics.as_dict() if metrics is not None else None,
+        }
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    adapter_id: str
+    variant: str
+    switches: dict[str, Any]
+    results: tuple[QueryResult, ...]
+
+
+@dataclass(frozen=True)
+class RankingRun:
+    fixture: Fixture
+    goldens: GoldenSet
+    settings: RankingSettings
+    runs: tuple[VariantRun, ...]
+
+
+def rank_goldens(
+    search: Searcher,
+    fixture: Fixture,
+    goldens: Sequence[Golden],
+    settings: RankingSettings,
+    switches: dict[str, Any],
+) -> tuple[QueryResult, ...]:
+    results = []
+    for golden in goldens:
+        arguments = {**golden.search_arguments(settings.k, settings.threshold), **switches}
+        outcome = search(fixture.task(golden.taskId), arguments)
+        results.append(
+            QueryResult(
+                golden=golden,
+                arguments=arguments,
+                chunks=outcome.chunks,
+                error_code=outcome.error_code,
+                k=settings.k,
+            )
+        )
+    return tuple(results)
+
+
+def variants(ablate: bool) -> tuple[tuple[str, dict[str, Any]], ...]:
+    if not ablate:
+        return ((DEFAULT_VARIANT, {}),)
+    return ((DEFAULT_VARIANT, {}), (ABLATED_VARIANT, dict(ABLATION_SWITCHES)))
+
+
+def run_ranking(
+    fixture: Fixture,
+    goldens: GoldenSet,
+    adapter_ids: Sequence[str],
+    settings: RankingSettings,
+    *,
+    progress: Callable[[str], None] = lambda message: None,
+) -> RankingRun:
+    runs: list[VariantRun] = []
+    for adapter_id in adapter_ids:
+        progress(f"ranking {len(goldens.goldens)} goldens with {adapter_id}")
+        with open_searcher(fixture, adapter_id, timeout_s=settings.timeout_s) as search:
+            for variant, switches in variants(settings.ablate):
+                results = rank_goldens(search, fixture, goldens.goldens, settings, switches)
+                runs.append(VariantRun(adapter_id, variant, switches, results))
+    return RankingRun(fixture=fixture, goldens=goldens, settings=settings, runs=tuple(runs))

@@ -1,0 +1,153 @@
+"""Benchmarks of the kit, printed as figures and as ratios to their targets.
+
+Run through ``nox -s bench`` (or ``python benchmarks/bench.py [SECTION ...]``). Machines here are
+shared and noisy, so nothing in this file asserts: a ratio below 1.0 means the target is met.
+Sections: lexical, mcp, lane, ranking, local-model, qmd. A section whose inputs are not installed
+prints why it did not run.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+from agentic.adapters.lexical import LexicalAdapter
+from agentic.contract.canonical import sha256_hex
+from agentic.contract.task import AgentTask
+from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
+
+SYNTHETIC_DOCS = 20_000
+SEARCHES = 400
+TIMEOUT_S = 600.0
+SYLLABLES = (
+    "ka",
+    "lo",
+    "mir",
+    "tan",
+    "vel",
+    "os",
+    "ri",
+    "du",
+    "sen",
+    "bar",
+    "qu",
+    "ze",
+    "pho",
+    "lin",
+)
+# A 2,744-word vocabulary drawn with a skewed distribution, like real text: a few words are
+# everywhere, most are rare, so searches exercise both long and short posting lists.
+WORDS = tuple(a + b + c for a in SYLLABLES for b in SYLLABLES for c in SYLLABLES)
+WEIGHTS = tuple(1.0 / (rank + 1) for rank in range(len(WORDS)))
+
+
+def _line(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choices(WORDS, weights=WEIGHTS, k=words))
+
+
+def synthetic_snapshot(documents: int, *, seed: int = 0) -> CorpusSnapshot:
+    """A deterministic corpus of Markdown documents over 20 collections."""
+    rng = random.Random(seed)
+    files = []
+    for number in range(documents):
+        collection = f"c{number % 20:03x}"
+        body = [f"# {_line(rng, 4).title()}", ""]
+        body += [f"- {_line(rng, 6)}" for _ in range(rng.randint(3, 12))]
+        body += ["", f"Reference: DOC-{number:05d}", _line(rng, 14)]
+        text = "\n".join(body) + "\n"
+        data = text.encode("utf-8")
+        files.append(
+            CorpusFile(
+                task_id="t0000000",
+                collection=collection,
+                rel_path=f"d{number:05d}.md",
+                source_hash=sha256_hex(data),
+                data=data,
+                text=text,
+            )
+        )
+    files.sort(key=lambda f: f.uri)
+    return CorpusSnapshot(files=tuple(files), fingerprint=sha256_hex(b"synthetic-%d" % documents))
+
+
+def scoped_task(collections: list[str]) -> AgentTask:
+    return AgentTask.model_validate(
+        {
+            "schemaVersion": "1.0",
+            "taskId": "t0000000",
+            "category": "exact_identifier",
+            "brief": {"goal": "benchmark", "instructions": ["benchmark"]},
+            "claims": [
+                {"claimKey": "x", "valueType": "string", "substantive": True, "required": True}
+            ],
+            "allowedTools": ["search", "get", "multi_get"],
+            "budgets": {"maxAgentCalls": 3, "maxModelVisibleBytes": 12000},
+            "corpus": {"collections": collections},
+        }
+    )
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def report(name: str, value: float, unit: str, target: float, *, higher_is_better: bool) -> None:
+    ratio = target / value if higher_is_better else value / target
+    verdict = "meets" if ratio <= 1.0 else "misses"
+    print(f"  {name:<44} {value:>12.3f} {unit:<8} target {target:g}  ratio {ratio:.3f} ({verdict})")
+
+
+@contextmanager
+def _workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="agentic-bench-") as folder:
+        yield Path(folder)
+
+
+def bench_lexical() -> None:
+    print(f"lexical: synthetic corpus of {SYNTHETIC_DOCS} documents")
+    snapshot = synthetic_snapshot(SYNTHETIC_DOCS)
+    adapter = LexicalAdapter(snapshot)
+    with _workdir() as root:
+        started = time.perf_counter()
+        prepared = adapter.prepare(snapshot, root, timeout_s=TIMEOUT_S)
+        seconds = time.perf_counter() - started
+        report("preparation", SYNTHETIC_DOCS / seconds, "docs/s", 2000, higher_is_better=True)
+        session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
+        rng = random.Random(1)
+        session.reset(scoped_task(["c000"]), readiness_probe=True, timeout_s=TIMEOUT_S)
+        latencies = []
+        for _ in range(SEARCHES):
+            query = _line(rng, 3)
+            started = time.perf_counter()
+            session.call("search", {"query": query, "collection": "c000"}, timeout_s=TIMEOUT_S)
+            latencies.append((time.perf_counter() - started) * 1000)
+        session.close()
+    report("search p50", statistics.median(latencies), "ms", 5, higher_is_better=False)
+    report("search p95", percentile(latencies, 0.95), "ms", 20, higher_is_better=False)
+
+
+SECTIONS: dict[str, Callable[[], None]] = {"lexical": bench_lexical}
+
+
+def main(argv: list[str]) -> int:
+    wanted = argv or list(SECTIONS)
+    unknown = [name for name in wanted if name not in SECTIONS]
+    if unknown:
+        print(f"bench: unknown section(s) {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    for name in wanted:
+        SECTIONS[name]()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
