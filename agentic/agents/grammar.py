@@ -7,17 +7,19 @@ key in task order, citations chosen among observed evidence lines); it never cho
 a citation or a tool for the model. Anything the grammar cannot express (a date's day of month,
 a string list's uniqueness, required-claim coverage) is left to the runner's strict validation.
 
-Grammars are a tiny regular AST rendered two ways: GBNF for llama.cpp, and a Python regex that
-tests use to check exactly which texts a grammar admits. The AST has no recursion, so both
-renderings describe the same regular language.
+Grammars are a tiny non-recursive AST. It renders to GBNF for llama.cpp, and ``Matcher`` follows
+text through it the way llama.cpp does (a set of stacks). The matcher lets tests state exactly which
+texts a grammar admits, and lets the agent see where the grammar leaves no choice: that forced
+text is appended in one batch instead of being sampled token by token (see ``local_model``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from agentic.contract.task import AgentTask
 
@@ -35,6 +37,9 @@ class Chars:
 
     gbnf: str
     regex: str
+
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.regex)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +65,11 @@ class Ref:
 
 
 Node = Lit | Chars | Seq | Alt | Rep | Ref
+
+
+@cache
+def _compiled(regex: str) -> re.Pattern[str]:
+    return re.compile(regex)
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,7 +144,124 @@ def to_gbnf(grammar: Grammar) -> str:
     return "".join(f"{name} ::= {_gbnf(node)}\n" for name, node in grammar.rules)
 
 
-@@RECOGNIZER@@
+# --- recognizing ----------------------------------------------------------------------------------
+# A state is the tuple of nodes still to match, head first; () has matched everything. This is
+# llama.cpp's own model of a grammar (a set of stacks), so the two agree on which text is
+# admitted, and it is what lets the agent see text the grammar forces (see ``Matcher.forced``).
+
+State = tuple[Node, ...]
+MAX_STATES = 4096
+
+
+def _settle(state: State, grammar: Grammar) -> Iterator[State]:
+    """Expand ``state`` until each result starts with a character to match, or is done."""
+    pending = [state]
+    while pending:
+        current = pending.pop()
+        if not current:
+            yield current
+            continue
+        head, rest = current[0], current[1:]
+        if isinstance(head, Lit):
+            if head.text:
+                yield current
+            else:
+                pending.append(rest)
+        elif isinstance(head, Chars):
+            yield current
+        elif isinstance(head, Seq):
+            pending.append(head.items + rest)
+        elif isinstance(head, Alt):
+            pending.extend((option, *rest) for option in reversed(head.options))
+        elif isinstance(head, Ref):
+            pending.append((grammar.rule(head.name), *rest))
+        elif head.high == 0:
+            pending.append(rest)
+        elif head.low > 0:
+            pending.append((head.item, Rep(head.item, head.low - 1, head.high - 1), *rest))
+        else:
+            pending.append(rest)
+            pending.append((head.item, Rep(head.item, 0, head.high - 1), *rest))
+
+
+def _step(state: State, char: str) -> State | None:
+    head, rest = state[0], state[1:]
+    if isinstance(head, Lit):
+        if head.text[0] != char:
+            return None
+        return (Lit(head.text[1:]), *rest) if len(head.text) > 1 else rest
+    assert isinstance(head, Chars)
+    return rest if head.pattern().fullmatch(char) else None
+
+
+class Matcher:
+    """Follows text through a grammar one character at a time."""
+
+    def __init__(self, grammar: Grammar) -> None:
+        self._grammar = grammar
+        self._states = self._settled([(Ref(grammar.rules[0][0]),)])
+
+    def _settled(self, states: Iterable[State]) -> list[State]:
+        settled = [s for state in states for s in _settle(state, self._grammar)]
+        if len(settled) > MAX_STATES:
+            raise ValueError("grammar is too ambiguous to follow")
+        return settled
+
+    @property
+    def alive(self) -> bool:
+        return bool(self._states)
+
+    @property
+    def complete(self) -> bool:
+        """The text so far is a whole sentence of the grammar."""
+        return any(not state for state in self._states)
+
+    @property
+    def finished(self) -> bool:
+        """Complete, and nothing may follow."""
+        return bool(self._states) and all(not state for state in self._states)
+
+    def feed(self, text: str) -> bool:
+        """Advance over ``text``; False (and dead) if the grammar does not admit it."""
+        for char in text:
+            stepped = (_step(state, char) for state in self._states if state)
+            self._states = self._settled(s for s in stepped if s is not None)
+            if not self._states:
+                return False
+        return True
+
+    def forced(self) -> str:
+        """The text every admitted continuation starts with (empty at a real choice)."""
+        forced: list[str] = []
+        states = self._states
+        while states and all(state and isinstance(state[0], Lit) for state in states):
+            heads = [state[0].text for state in states]  # type: ignore[union-attr]
+            prefix = _common_prefix(heads)
+            if not prefix:
+                break
+            forced.append(prefix)
+            states = self._settled(_skip(state, len(prefix)) for state in states)
+        return "".join(forced)
+
+
+def _skip(state: State, count: int) -> State:
+    head = state[0]
+    assert isinstance(head, Lit)
+    return (Lit(head.text[count:]), *state[1:])
+
+
+def _common_prefix(texts: Sequence[str]) -> str:
+    first = min(texts)
+    last = max(texts)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+def admits(grammar: Grammar, text: str) -> bool:
+    matcher = Matcher(grammar)
+    return matcher.feed(text) and matcher.complete
 
 # --- the step grammar ---------------------------------------------------------------------------
 

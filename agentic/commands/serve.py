@@ -1,7 +1,8 @@
 """``agentic serve --index DIR``: the reference MCP retrieval server on stdio.
 
-DIR is the output folder of ``agentic prepare --adapter lexical --out DIR``. Stdout carries the
-MCP protocol only; every diagnostic goes to stderr.
+DIR is the output folder of ``agentic prepare --adapter lexical --out DIR`` (or of
+``--adapter mcp-reference``, which builds the same index). Stdout carries the MCP protocol only;
+every diagnostic goes to stderr. The server runs until its stdin closes.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from typing import Any
 
 from agentic.adapters.indexed import INDEX_FILE
 from agentic.contract.errors import ContractError
-
-
 
 
 def register(subparsers: Any) -> None:
@@ -28,7 +27,7 @@ def handle(args: argparse.Namespace) -> int:
     db_path: Path = args.index / INDEX_FILE
     if not db_path.is_file():
         raise ContractError("index_not_found", f"no prepared index at {db_path}")
-    # Imported here: the MCP SDK costs about a second to import, and no other command needs it.
+    # Imported here: the MCP SDK is slow to import, and no other command needs it.
     from agentic.server.app import serve
 
     serve(db_path)

@@ -6,10 +6,10 @@ or a number literal too large for a double, which ``json`` would turn into infin
 surrogates, empty input and nesting deeper than MAX_DEPTH (which would otherwise end in a
 RecursionError). Errors name the JSON pointer of the offending value where one exists.
 
-A JSON number is a double (RFC 8785, I-JSON). An integer literal beyond 2^53-1 is therefore read
-as the double it denotes when that double is exact (``9007199254740992`` is 2^53, which is also
-how the canonical form spells the double 2^53, so canonical text always parses back), and
-rejected when it is not (``9007199254740993`` has no double: reading it would change the number).
+A JSON number is a double (RFC 8785, I-JSON), so an integer literal beyond 2^53-1 is read as a
+double, exactly as a literal with a fraction is, and as JavaScript reads it: the canonical form
+spells the double 2^53 as ``9007199254740992``, and that text must parse back to the same number.
+Such a value is a float, so a field that needs an integer rejects it at the schema.
 """
 
 from __future__ import annotations
@@ -43,17 +43,10 @@ def _finite_float(literal: str) -> float:
     return value
 
 
-def _exact_integer(literal: str) -> int | float:
-    value = int(literal)
-    if abs(value) <= MAX_SAFE_INTEGER:
-        return value
-    try:
-        as_double = float(value)
-    except OverflowError:
-        as_double = math.inf
-    if math.isinf(as_double) or int(as_double) != value:
-        raise ValueError(f"integer {literal[:40]} is not exactly representable as a double")
-    return as_double
+def _integer(literal: str) -> int | float:
+    if abs(float(literal)) <= MAX_SAFE_INTEGER:
+        return int(literal)
+    return _finite_float(literal)
 
 
 def _escape_pointer(token: str) -> str:
@@ -106,7 +99,7 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
             object_pairs_hook=_Pairs,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
-            parse_int=_exact_integer,
+            parse_int=_integer,
         )
     except json.JSONDecodeError as exc:
         raise ContractError(

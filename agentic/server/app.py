@@ -25,6 +25,7 @@ stderr while it serves, and logging goes to stderr.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from mcp_types import CallToolResult, TextContent
 from agentic.adapters.base import AdapterError
 from agentic.adapters.lexical_index import LexicalIndex, StoredDocument
 from agentic.adapters.reads import first_chunk_end, is_blank
+from agentic.contract.errors import ContractError
 
 SERVER_NAME = "agentic-reference"
 SERVER_VERSION = "1"
@@ -178,7 +180,9 @@ def _cut(lines: tuple[str, ...], used: int, cap: int | None) -> tuple[int, int, 
 
 
 def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=structured
+    )
 
 
 def _error(exc: ProductError) -> CallToolResult:
@@ -199,9 +203,11 @@ def _search_text(payload: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _guarded(action: Any) -> CallToolResult:
+def _guarded(action: Callable[[], CallToolResult]) -> CallToolResult:
+    """Product faults become error results with a stable code; anything else is a server bug
+    and propagates (the SDK turns it into an error result too)."""
     try:
-        return action()  # type: ignore[no-any-return]
+        return action()
     except ProductError as exc:
         return _error(exc)
     except AdapterError as exc:  # the index's own typed errors (e.g. invalid_search_query)
@@ -213,7 +219,9 @@ def build_server(kb: KnowledgeBase) -> MCPServer[Any]:
         name=SERVER_NAME, version=SERVER_VERSION, log_level="WARNING"
     )
 
-    @server.tool(name="kb_search", description="Search the knowledge base; one query per collection.")
+    @server.tool(
+        name="kb_search", description="Search the knowledge base; one query per collection."
+    )
     def kb_search(
         query: str, collections: list[str] | None = None, limit: int | None = None
     ) -> CallToolResult:
@@ -253,7 +261,10 @@ def build_server(kb: KnowledgeBase) -> MCPServer[Any]:
 
 def serve(db_path: Path) -> None:
     """Serve MCP on stdio until stdin closes."""
-    index = LexicalIndex.open(db_path, read_only=True)
+    try:
+        index = LexicalIndex.open(db_path, read_only=True)
+    except (OSError, ValueError, sqlite3.DatabaseError) as exc:
+        raise ContractError("index_unreadable", f"cannot open {db_path}: {exc}") from exc
     try:
         build_server(KnowledgeBase(index, index_collections(db_path))).run("stdio")
     finally:

@@ -26,19 +26,9 @@ from agentic.runner.receipts import PairId, PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
 from agentic.scoring.score import score_receipt
 from agentic.tools import tool_definitions
-from tests.support.tiny_fixture import TASK_A, TASK_B, TASK_C, TASK_IDS, write_tiny_fixture
+from tests.support.tiny_fixture import CUES, TASK_A, TASK_B, TASK_C, TASK_IDS, write_tiny_fixture
 
 TIMEOUT_S = 30.0
-CUES = {
-    "schemaVersion": "1.0",
-    "agentId": "fixture-agent-v1",
-    "claims": {
-        "incidentId": {"cues": ["incident"]},
-        "launchDate": {"cues": ["launch date"]},
-        "launchOwner": {"cues": ["owner"]},
-        "budgetCode": {"cues": ["budget code"]},
-    },
-}
 
 
 @dataclass(frozen=True)

@@ -99,11 +99,8 @@ def assert_chunk_precision_agrees(chunks: Sequence[str], grades: Mapping[str, in
     if not ids:
         assert ours == 0.0
         return
-    qrels = {
-        "q": {
-            cid: 1 if grades.get(uri, 0) > 0 else 0 for cid, uri in zip(ids, chunks, strict=False)
-        }
-    }
+    judged = zip(ids, chunks[:k], strict=True)
+    qrels = {"q": {cid: 1 if grades.get(uri, 0) > 0 else 0 for cid, uri in judged}}
     qrels["q"]["never-retrieved"] = 1  # keeps the query judged when no chunk is relevant
     run = {"q": {cid: float(len(ids) - rank) for rank, cid in enumerate(ids)}}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {f"P.{k}"}).evaluate(run)["q"][f"P_{k}"]

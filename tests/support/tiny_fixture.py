@@ -26,6 +26,19 @@ TASK_B = "t0000b02"
 TASK_C = "t0000c03"
 TASK_IDS: tuple[str, ...] = (TASK_A, TASK_B, TASK_C)
 
+CUES_FILE = "fixture-agent.cues.json"
+# The fixture agent's cue table for the three tasks (outside the manifest, like any cue file).
+CUES: dict[str, Any] = {
+    "schemaVersion": "1.0",
+    "agentId": "fixture-agent-v1",
+    "claims": {
+        "incidentId": {"cues": ["incident"]},
+        "launchDate": {"cues": ["launch date"]},
+        "launchOwner": {"cues": ["owner"]},
+        "budgetCode": {"cues": ["budget code"]},
+    },
+}
+
 INSTRUCTIONS = [
     "Return only the declared structured claims or gaps.",
     "Cite exact evidence spans and abstain when required evidence is absent.",
@@ -347,6 +360,7 @@ def write_tiny_fixture(
         paths.append(path)
     # Outside the manifest and allowed there.
     (root / "README.md").write_text("Tiny fixture for tests.\n", encoding="utf-8")
+    (root / CUES_FILE).write_text(json.dumps(CUES, indent=2) + "\n", encoding="utf-8")
     if pinned:
         write_manifest(root, paths, fixture_version)
     return root

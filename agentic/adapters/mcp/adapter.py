@@ -56,7 +56,7 @@ from agentic.adapters.base import (
     PreparedIndex,
     ResetInfo,
 )
-from agentic.adapters.mcp.client import ConnectionLimits, FailureKind, McpConnection, McpFailure
+from agentic.adapters.mcp.client import ConnectionLimits, FailureKind, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.mcp.profile import CallScope, McpProfile, ParseInput, RawResult
 from agentic.contract.canonical import fingerprint
@@ -81,7 +81,7 @@ _CALL_FAILURES: dict[FailureKind, tuple[str, FailureClass]] = {
 }
 
 
-def call_failure(failure: McpFailure, stderr: str) -> AdapterCallError:
+def call_failure(failure: McpClientError, stderr: str) -> AdapterCallError:
     code, failure_class = _CALL_FAILURES[failure.kind]
     return AdapterCallError(code, failure_class, _with_stderr(f"{failure.kind}: {failure}", stderr))
 
@@ -93,7 +93,9 @@ def _with_stderr(message: str, stderr: str) -> str:
 
 def raw_result(result: types.CallToolResult) -> RawResult:
     text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-    return RawResult(is_error=bool(result.is_error), structured=result.structured_content, text=text)
+    return RawResult(
+        is_error=bool(result.is_error), structured=result.structured_content, text=text
+    )
 
 
 def _mismatch(message: str) -> AdapterError:
@@ -214,7 +216,7 @@ class McpAdapter:
         )
         try:
             connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
-        except McpFailure as exc:
+        except McpClientError as exc:
             _remove_run_root(run_root)
             suffix = "timeout" if exc.kind == "timeout" else "failed"
             raise AdapterError(f"{stage}_{suffix}", "harness_error", f"{exc.kind}: {exc}") from exc
@@ -234,7 +236,7 @@ class McpAdapter:
     ) -> list[types.Tool]:
         try:
             return connection.list_tools(timeout_s=timeout_s)
-        except McpFailure as exc:
+        except McpClientError as exc:
             message = _with_stderr(f"listing tools: {exc.kind}: {exc}", connection.stderr.text())
             raise AdapterError(code, "harness_error", message) from exc
 
@@ -288,7 +290,7 @@ class McpSession:
             result = self._connection.call_tool(
                 probe.product_tool, probe.arguments(scope), timeout_s=timeout_s
             )
-        except McpFailure as exc:
+        except McpClientError as exc:
             raise AdapterError(
                 "readiness_probe_failed", "harness_error", f"{exc.kind}: {exc}"
             ) from exc
@@ -312,7 +314,7 @@ class McpSession:
             result = self._connection.call_tool(
                 binding.product, product_arguments, timeout_s=timeout_s
             )
-        except McpFailure as exc:
+        except McpClientError as exc:
             raise call_failure(exc, self._connection.stderr.text()) from exc
         parse_input = ParseInput(
             tool=tool_name,

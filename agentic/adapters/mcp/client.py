@@ -6,7 +6,7 @@ child, pumps its pipes into the SDK's ``ClientSession`` and holds everything ope
 protocol state unknown (a timeout, a crash, broken framing, an oversized message) kills the whole
 process group at once, so nothing keeps running behind a failed call.
 
-Failures surface as :class:`McpFailure` with a ``kind`` the adapter maps to contract codes.
+Failures surface as :class:`McpClientError` with a ``kind`` the adapter maps to contract codes.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from mcp.shared.message import SessionMessage
 
 from agentic.adapters.mcp.process import (
     ChildSpec,
+    FramingError,
     LineReader,
-    ProtocolFault,
     StderrTail,
     drain_stderr,
     kill_group,
@@ -59,7 +59,7 @@ _CLIENT_INFO = types.Implementation(name="agentic-harness", version="1")
 _MAX_TOOL_PAGES = 100
 
 
-class McpFailure(Exception):
+class McpClientError(Exception):
     def __init__(self, kind: FailureKind, message: str) -> None:
         self.kind = kind
         super().__init__(message)
@@ -79,7 +79,7 @@ class _Live:
     process: Process
     session: ClientSession
     stop: anyio.Event
-    fault: McpFailure | None = None
+    fault: McpClientError | None = None
 
 
 class McpConnection:
@@ -115,13 +115,13 @@ class McpConnection:
             loop, live = connection._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
         except concurrent.futures.TimeoutError:
             connection.close()
-            raise McpFailure("timeout", "server did not initialize in time") from None
-        except McpFailure:
+            raise McpClientError("timeout", "server did not initialize in time") from None
+        except McpClientError:
             connection.close()
             raise
         except Exception as exc:
             connection.close()
-            raise McpFailure("spawn_failed", f"server start failed: {exc}") from exc
+            raise McpClientError("spawn_failed", f"server start failed: {exc}") from exc
         connection._loop, connection._live = loop, live
         connection.startup_ms = (time.perf_counter() - started) * 1000.0
         return connection
@@ -170,7 +170,7 @@ class McpConnection:
     def _request(self, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float) -> _T:
         loop, live = self._loop, self._live
         if self._closed or loop is None or live is None or loop.is_closed():
-            raise McpFailure("closed", "connection is closed")
+            raise McpClientError("closed", "connection is closed")
         future = asyncio.run_coroutine_threadsafe(_guarded(live, op, timeout_s), loop)
         try:
             return future.result(timeout=timeout_s + _THREAD_MARGIN_S)
@@ -179,7 +179,7 @@ class McpConnection:
             future.cancel()
             if self.pid is not None:
                 kill_group(self.pid)
-            raise McpFailure("timeout", f"no answer within {timeout_s:g} s") from None
+            raise McpClientError("timeout", f"no answer within {timeout_s:g} s") from None
 
     # -- the loop thread ----------------------------------------------------------------------
 
@@ -194,7 +194,9 @@ class McpConnection:
         try:
             process = await spawn(self._spec)
         except OSError as exc:
-            raise McpFailure("spawn_failed", f"cannot start {self._spec.argv[0]}: {exc}") from exc
+            raise McpClientError(
+                "spawn_failed", f"cannot start {self._spec.argv[0]}: {exc}"
+            ) from exc
         self.pid = process.pid
         try:
             await self._serve(process)
@@ -204,7 +206,9 @@ class McpConnection:
 
     async def _serve(self, process: Process) -> None:
         assert process.stdin and process.stdout and process.stderr
-        inbound_send, inbound_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        inbound_send, inbound_recv = anyio.create_memory_object_stream[SessionMessage | Exception](
+            0
+        )
         outbound_send, outbound_recv = anyio.create_memory_object_stream[SessionMessage](0)
         session = ClientSession(inbound_recv, outbound_send, client_info=_CLIENT_INFO)
         live = _Live(process=process, session=session, stop=anyio.Event())
@@ -227,7 +231,7 @@ class McpConnection:
 
         try:
             result = await _guarded(live, op, self._init_timeout_s)
-        except McpFailure as exc:
+        except McpClientError as exc:
             self._ready.set_exception(exc)
             live.stop.set()
             return
@@ -241,33 +245,35 @@ async def _guarded(
 ) -> _T:
     """Run one request under a deadline; on a state-unknown failure kill the tree first."""
     if live.fault is not None:
-        raise McpFailure(live.fault.kind, str(live.fault))
+        raise McpClientError(live.fault.kind, str(live.fault))
     try:
         with anyio.fail_after(timeout_s):
             return await op(live.session)
     except TimeoutError:
-        failure = McpFailure("timeout", f"no answer within {timeout_s:g} s")
+        failure = McpClientError("timeout", f"no answer within {timeout_s:g} s")
         raise _fatal(live, failure) from None
     except MCPError as exc:
         if live.fault is not None or live.process.returncode is not None:
             raise _fatal(live, live.fault or _exited(live)) from None
         if exc.code == types.CONNECTION_CLOSED:
-            raise _fatal(live, McpFailure("crashed", "connection closed")) from None
-        raise McpFailure("error_response", f"JSON-RPC error {exc.code}: {exc.message}") from None
+            raise _fatal(live, McpClientError("crashed", "connection closed")) from None
+        raise McpClientError(
+            "error_response", f"JSON-RPC error {exc.code}: {exc.message}"
+        ) from None
     except (ValueError, RuntimeError) as exc:
         # The reply was framed JSON-RPC but not the expected result type (pydantic's
         # ValidationError is a ValueError; the SDK's output-schema check raises RuntimeError).
-        raise McpFailure("malformed", f"malformed result: {_first_line(exc)}") from None
+        raise McpClientError("malformed", f"malformed result: {_first_line(exc)}") from None
 
 
-def _fatal(live: _Live, failure: McpFailure) -> McpFailure:
+def _fatal(live: _Live, failure: McpClientError) -> McpClientError:
     live.fault = live.fault or failure
     kill_group(live.process.pid)
     return live.fault
 
 
-def _exited(live: _Live) -> McpFailure:
-    return McpFailure("crashed", f"server exited with status {live.process.returncode}")
+def _exited(live: _Live) -> McpClientError:
+    return McpClientError("crashed", f"server exited with status {live.process.returncode}")
 
 
 def _first_line(exc: Exception) -> str:
@@ -294,11 +300,11 @@ async def _pump_stdout(
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             await inbound.send(SessionMessage(message))
         if live.fault is None and not live.stop.is_set():
-            live.fault = McpFailure("crashed", "server closed stdout")
-    except ProtocolFault as exc:
-        _fatal(live, McpFailure("oversized", str(exc)))
+            live.fault = McpClientError("crashed", "server closed stdout")
+    except FramingError as exc:
+        _fatal(live, McpClientError("oversized", str(exc)))
     except ValueError:  # ValidationError and UnicodeDecodeError are both ValueErrors
-        _fatal(live, McpFailure("protocol", "server wrote a non-JSON-RPC line on stdout"))
+        _fatal(live, McpClientError("protocol", "server wrote a non-JSON-RPC line on stdout"))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         pass
     finally:

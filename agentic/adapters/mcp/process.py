@@ -86,7 +86,7 @@ class StderrTail:
         return f"[{dropped} earlier bytes dropped]\n{body}" if dropped else body
 
 
-class ProtocolFault(Exception):
+class FramingError(Exception):
     """The server broke the stdio framing: a non-JSON-RPC line or an oversized message."""
 
 
@@ -115,7 +115,7 @@ class LineReader:
 
     def _checked(self, line: bytes | bytearray) -> bytes:
         if len(line) > self._cap:
-            raise ProtocolFault(f"server message exceeds {self._cap} bytes")
+            raise FramingError(f"server message exceeds {self._cap} bytes")
         return bytes(line)
 
 

@@ -141,14 +141,16 @@ def map_search(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
 
 def map_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
     _task_scope(scope).check_uri(str(arguments["uri"]))
-    product = {key: arguments[key] for key in ("uri", "fromLine", "lineCount") if key in arguments}
+    keys: tuple[str, ...] = ("uri", "fromLine", "lineCount")
+    product = {key: arguments[key] for key in keys if key in arguments}
     return {**product, "lineNumbers": False}
 
 
 def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
     for uri in arguments["uris"]:
         _task_scope(scope).check_uri(str(uri))
-    product = {key: arguments[key] for key in ("uris", "maxBytes") if key in arguments}
+    keys: tuple[str, ...] = ("uris", "maxBytes")
+    product = {key: arguments[key] for key in keys if key in arguments}
     return {**product, "lineNumbers": False}
 
 
@@ -163,7 +165,9 @@ def _mismatch_note(uri: str, count: int) -> list[str]:
 
 def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
     requested: list[str] = call.product_arguments["collections"]
-    searched = [as_str(c, "searched collection") for c in as_list(structured.get("searched"), "searched")]
+    searched = [
+        as_str(c, "searched collection") for c in as_list(structured.get("searched"), "searched")
+    ]
     for collection in searched:
         if collection not in call.scope.collections:
             raise scope_violation(f"the product searched {collection!r}, outside the task's scope")
@@ -239,7 +243,9 @@ def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         if cut and position != len(documents) - 1:
             raise invalid("only the last multi_get document may be cut")
         text = as_str(document.get("text"), f"{what}.text")
-        found, mismatched = matching_evidence(file, 1, served_lines(text, 1, end, what), READ_HASH_REASON)
+        found, mismatched = matching_evidence(
+            file, 1, served_lines(text, 1, end, what), READ_HASH_REASON
+        )
         blocks.append(text)
         evidence.extend(found)
         notes.extend(_mismatch_note(uri, mismatched))
@@ -298,7 +304,9 @@ PROFILE = McpProfile(
     bindings=(
         ToolBinding("search", "kb_search", ("query", "collections", "limit"), map_search),
         ToolBinding("get", "kb_get", ("uri", "fromLine", "lineCount", "lineNumbers"), map_get),
-        ToolBinding("multi_get", "kb_multi_get", ("uris", "maxBytes", "lineNumbers"), map_multi_get),
+        ToolBinding(
+            "multi_get", "kb_multi_get", ("uris", "maxBytes", "lineNumbers"), map_multi_get
+        ),
     ),
     parse=parse,
     readiness=ReadinessProbe("kb_search", probe_arguments, probe_check),

@@ -1,0 +1,118 @@
+"""The lane end to end on the tiny fixture: real adapters, the fixture agent, scoring, reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentic.cli import main
+from agentic.contract.errors import ContractError
+from agentic.contract.schemas import schema_errors
+from agentic.lane import LaneRequest, execute_lane
+from tests.support.tiny_fixture import TASK_A, TASK_IDS, write_tiny_fixture
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    return write_tiny_fixture(tmp_path / "fixture")
+
+
+def _request(tiny: Path, **changes: object) -> LaneRequest:
+    defaults: dict[str, object] = {
+        "fixture_dir": tiny,
+        "adapters": ("capsule", "lexical"),
+        "promote": None,
+    }
+    defaults.update(changes)
+    return LaneRequest(**defaults)  # type: ignore[arg-type]
+
+
+def test_the_oracle_ceiling_solves_every_tiny_task_in_both_lifecycles(tiny: Path) -> None:
+    outcome = execute_lane(_request(tiny, adapters=("oracle",)))
+    assert outcome.exit_code == 0
+    assert [s.score.success for s in outcome.report.scores] == [1] * (2 * len(TASK_IDS))
+
+
+def test_two_runs_write_byte_identical_canonical_json(tiny: Path, tmp_path: Path) -> None:
+    execute_lane(_request(tiny, out=tmp_path / "one"))
+    execute_lane(_request(tiny, out=tmp_path / "two"))
+    first = (tmp_path / "one" / "canonical.json").read_bytes()
+    assert first == (tmp_path / "two" / "canonical.json").read_bytes()
+
+
+def test_the_written_report_validates_against_the_published_schema(
+    tiny: Path, tmp_path: Path
+) -> None:
+    execute_lane(_request(tiny, out=tmp_path / "out"))
+    report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert schema_errors("benchmark-report", report) == []
+
+
+def test_temp_paths_never_reach_the_artifacts(tiny: Path, tmp_path: Path) -> None:
+    execute_lane(_request(tiny, out=tmp_path / "out"))
+    for name in ("report.json", "canonical.json", "observations.json", "report.md"):
+        text = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        assert "/tmp" not in text and "agentic-run-" not in text, name
+
+
+def test_the_oracle_ceiling_never_runs_beside_a_product(tiny: Path) -> None:
+    with pytest.raises(ContractError) as caught:
+        execute_lane(_request(tiny, adapters=("lexical", "oracle")))
+    assert caught.value.code == "invalid_adapter_schedule"
+
+
+def test_a_partial_lane_cannot_be_written_as_a_baseline(tiny: Path) -> None:
+    with pytest.raises(ContractError) as caught:
+        execute_lane(_request(tiny, tasks=(TASK_A,), write=True))
+    assert caught.value.code == "unsafe_baseline_write"
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"tasks": ()},
+        {"tasks": (TASK_A, TASK_A)},
+        {"tasks": ("t9999999",)},
+        {"adapters": ("nonesuch",)},
+        {"lifecycles": ("tepid",)},
+    ],
+    ids=["empty-tasks", "duplicate-task", "unknown-task", "unknown-adapter", "unknown-lifecycle"],
+)
+def test_a_bad_schedule_is_refused_before_any_preparation(
+    tiny: Path, changes: dict[str, object]
+) -> None:
+    with pytest.raises(ContractError):
+        execute_lane(_request(tiny, **changes))
+
+
+def test_promotion_is_absent_unless_both_adapters_ran(tiny: Path) -> None:
+    outcome = execute_lane(_request(tiny, promote=("capsule", "mcp-reference")))
+    assert outcome.report.promotion is None
+
+
+def test_rescoring_a_fresh_report_finds_no_difference(
+    tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    execute_lane(_request(tiny, out=tmp_path / "out"))
+    code = main(["score", str(tmp_path / "out" / "report.json"), "--fixture", str(tiny)])
+    assert code == 0, capsys.readouterr()
+
+
+def test_rescoring_reports_a_stored_score_that_differs(tiny: Path, tmp_path: Path) -> None:
+    execute_lane(_request(tiny, out=tmp_path / "out"))
+    path = tmp_path / "out" / "report.json"
+    report = json.loads(path.read_text(encoding="utf-8"))
+    stored = report["scores"][0]["score"]
+    stored["success"] = 1 - stored["success"]
+    path.write_text(json.dumps(report), encoding="utf-8")
+    assert main(["score", str(path), "--fixture", str(tiny)]) == 1
+
+
+def test_the_cli_exits_2_with_one_line_on_an_unknown_task(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "--fixture", str(tiny), "--task", "t9999999", "--quiet"])
+    assert code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
