@@ -19,6 +19,7 @@ nox.options.sessions = ["contract", "lint"]
 
 ROOT = Path(__file__).parent
 AUTHORITATIVE = "capsule,lexical,mcp-reference"
+INDEX_CACHE = ROOT / ".cache" / "indexes"
 BASELINE = ROOT / "baselines" / "fixture-agent"
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
@@ -72,13 +73,38 @@ def lane(session: nox.Session) -> None:
 
 
 @nox.session
-def baseline(session: nox.Session) -> None:
-    """preflight -> the authoritative lane -> atomic staging into baselines/fixture-agent/."""
+def prepare(session: nox.Session) -> None:
+    """Build the authoritative adapters' native indexes into the cache (reused when unchanged)."""
     _install(session)
-    session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
+    for adapter in AUTHORITATIVE.split(","):
+        session.run(
+            "agentic", "prepare", "--adapter", adapter, "--cache", str(INDEX_CACHE), env=OFFLINE_ENV
+        )
+
+
+@nox.session
+def baseline(session: nox.Session) -> None:
+    """preflight -> prepare -> the authoritative lane, staged into baselines/fixture-agent/."""
+    preflight(session)
+    prepare(session)
     session.run(
-        "agentic", "run", "--adapter", AUTHORITATIVE, "--write", *session.posargs, env=OFFLINE_ENV
+        "agentic",
+        "run",
+        "--adapter",
+        AUTHORITATIVE,
+        "--index-cache",
+        str(INDEX_CACHE),
+        "--write",
+        *session.posargs,
+        env=OFFLINE_ENV,
     )
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks that print figures and ratios to their targets (never asserts)."""
+    _install(session)
+    session.run("python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
 
 
 @nox.session

@@ -57,7 +57,7 @@ def _timing_cell(timings: list[Timing]) -> str:
 
 
 def _cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for (adapter, lifecycle), items in _cohorts(report).items():
         canon = [r.canonical for r, _ in items]
         scores = [s.score for _, s in items]
@@ -78,7 +78,7 @@ def _cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
 
 
 def _timing_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for (adapter, lifecycle), items in _cohorts(report).items():
         timings = [r.observations.timings for r, _ in items]
         rows.append(

@@ -36,7 +36,7 @@ def entry_key(adapter: Adapter, snapshot: CorpusSnapshot) -> str:
         {
             "adapterId": adapter.adapter_id,
             "corpusFingerprint": snapshot.fingerprint,
-            "configFingerprint": fingerprint(adapter.config()),
+            "configFingerprint": fingerprint(adapter.config),
         }
     )
 

@@ -116,3 +116,15 @@ def test_the_cli_exits_2_with_one_line_on_an_unknown_task(
     code = main(["run", "--fixture", str(tiny), "--task", "t9999999", "--quiet"])
     assert code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_a_reused_index_gives_the_same_canonical_report(tiny: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    execute_lane(_request(tiny, out=tmp_path / "fresh"))
+    execute_lane(_request(tiny, out=tmp_path / "filled", index_cache=cache))
+    reused = execute_lane(_request(tiny, out=tmp_path / "reused", index_cache=cache))
+    details = [p.observations.details for p in reused.report.preparations]
+    assert all(d.get("indexCache") == "reused" for d in details)
+    expected = (tmp_path / "fresh" / "canonical.json").read_bytes()
+    for name in ("filled", "reused"):
+        assert (tmp_path / name / "canonical.json").read_bytes() == expected
