@@ -27,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentic.commands.run",
     "agentic.commands.score",
     "agentic.commands.ranking",
+    "agentic.commands.generation",
+    "agentic.commands.matrix",
 )
 
 

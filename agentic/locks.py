@@ -103,7 +103,6 @@ class Sampling(ContractModel):
     topK: NonNegativeInt
     topP: Annotated[JsonNumber, Field(gt=0, le=1)]
     minP: Annotated[JsonNumber, Field(ge=0, le=1)]
-    repeatPenalty: Annotated[JsonNumber, Field(gt=0)]
 
 
 class LockTrial(ContractModel):
@@ -113,7 +112,7 @@ class LockTrial(ContractModel):
 
 class AgentModelLock(ContractModel):
     schemaVersion: Literal["1.0"]
-    agentId: Annotated[Str, Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")]
+    agentId: Annotated[Str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
     model: PinnedFile
     tokenizer: Tokenizer
     chatFormat: Literal["chatml"]
@@ -223,7 +222,8 @@ def verify_file(path: Path, pin: PinnedFile) -> VerifiedFile:
     before = _regular_file_stat(path)
     if before.st_size != pin.sizeBytes:
         raise ContractError(
-            "model_size_mismatch", f"{path} has {before.st_size} bytes, the lock pins {pin.sizeBytes}"
+            "model_size_mismatch",
+            f"{path} has {before.st_size} bytes, the lock pins {pin.sizeBytes}",
         )
     digest, read = _stream_sha256(path, pin.sizeBytes)
     after = _regular_file_stat(path)

@@ -97,6 +97,8 @@ class OracleAdapter:
     def _search(
         self, context: indexed.SearchContext, arguments: dict[str, Any], deadline: float
     ) -> CallOutcome:
+        # No index work to bound, but a call is answered only within its deadline, like any other.
+        indexed.check_deadline(deadline)
         collection = arguments.get("collection")
         if collection is not None:
             context.scope.check_collection(str(collection))

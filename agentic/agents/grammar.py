@@ -263,6 +263,7 @@ def admits(grammar: Grammar, text: str) -> bool:
     matcher = Matcher(grammar)
     return matcher.feed(text) and matcher.complete
 
+
 # --- the step grammar ---------------------------------------------------------------------------
 
 MAX_STRING_CHARS = 160
@@ -355,21 +356,7 @@ def _citation(citables: Sequence[Citable]) -> Node:
     return seq(Lit('{"uri":'), alt(options))
 
 
-def _ordered_subsets(items: Sequence[Node]) -> Node:
-    """``[]`` or a JSON array of the items in order, each at most once."""
-    if not items:
-        return Lit("[]")
-    # after[i]: what may follow once items[i] was written (any later item, or nothing).
-    after: list[Node | None] = [None] * len(items)
-    for index in range(len(items) - 1, -1, -1):
-        later = [_then(seq(Lit(","), items[j]), after[j]) for j in range(index + 1, len(items))]
-        after[index] = optional(alt(later)) if later else None
-    heads = [_then(items[i], after[i]) for i in range(len(items))]
-    return seq(Lit("["), optional(alt(heads)), Lit("]"))
-
-
-def _then(first: Node, rest: Node | None) -> Node:
-    return first if rest is None else seq(first, rest)
+MAX_CLAIMS = 10  # the claim/gap decision tree below has 2**claims leaves
 
 
 def _claim(key: str, value_type: str, citations: Node) -> Node:
@@ -382,29 +369,67 @@ def _claim(key: str, value_type: str, citations: Node) -> Node:
     )
 
 
-def _final(task: AgentTask, shape: StepShape) -> Node:
-    if shape.citables:
-        citations = alt(
-            (Lit("[]"), seq(Lit("["), separated(Ref("citation"), 1, MAX_CITATIONS), Lit("]")))
-        )
-    else:
-        citations = Lit("[]")
-    claims = [_claim(c.claimKey, c.valueType, citations) for c in task.claims]
+def _gap(key: str) -> Node:
     reasons = alt([Lit(f'"{reason}"') for reason in GAP_REASONS])
-    gaps = [
-        seq(Lit(f'{{"claimKey":"{c.claimKey}","reason":'), reasons, Lit("}")) for c in task.claims
-    ]
-    return seq(
-        Lit('{"kind":"final","envelope":{"schemaVersion":"1.0","claims":'),
-        _ordered_subsets(claims),
-        Lit(',"gaps":'),
-        _ordered_subsets(gaps),
+    return seq(Lit(f'{{"claimKey":"{key}","reason":'), reasons, Lit("}"))
+
+
+def _joined(items: Sequence[Node]) -> list[Node]:
+    out: list[Node] = []
+    for index, item in enumerate(items):
+        out.extend((Lit(","), item) if index else (item,))
+    return out
+
+
+def _claims_then_gaps(claimable: Sequence[bool], index: int, chosen: tuple[int, ...]) -> Node:
+    """Claims in task order, each at most once; then a gap for exactly every claim not made.
+
+    Every task claim ends up claimed or gapped exactly once, so the envelope cannot miss a
+    required claim or repeat one; which claims to make, and why the others are gaps, stays the
+    model's choice.
+    """
+    count = len(claimable)
+    if index == count:
+        gaps = [Ref(f"gap{i}") for i in range(count) if i not in chosen]
+        return seq(Lit('],"gaps":['), *_joined(gaps), Lit("]"))
+    skip = _claims_then_gaps(claimable, index + 1, chosen)
+    if not claimable[index]:
+        return skip
+    take = _claims_then_gaps(claimable, index + 1, (*chosen, index))
+    head: tuple[Node, ...] = (Lit(","),) if chosen else ()
+    return alt((seq(*head, Ref(f"claim{index}"), take), skip))
+
+
+def _final_rules(task: AgentTask, shape: StepShape) -> list[tuple[str, Node]]:
+    if len(task.claims) > MAX_CLAIMS:
+        raise ValueError(f"the step grammar supports at most {MAX_CLAIMS} claims per task")
+    some = seq(Lit("["), separated(Ref("citation"), 1, MAX_CITATIONS), Lit("]"))
+    rules: list[tuple[str, Node]] = []
+    claimable: list[bool] = []
+    for index, claim in enumerate(task.claims):
+        # A required claim must cite observed evidence, so without any it can only be a gap.
+        if claim.required and not shape.citables:
+            claimable.append(False)
+        else:
+            if not shape.citables:
+                citations: Node = Lit("[]")
+            elif claim.required:
+                citations = some
+            else:
+                citations = alt((Lit("[]"), some))
+            claimable.append(True)
+            rules.append((f"claim{index}", _claim(claim.claimKey, claim.valueType, citations)))
+        rules.append((f"gap{index}", _gap(claim.claimKey)))
+    final = seq(
+        Lit('{"kind":"final","envelope":{"schemaVersion":"1.0","claims":['),
+        _claims_then_gaps(claimable, 0, ()),
         Lit(',"abstained":'),
         alt((Lit("true"), Lit("false"))),
         Lit(',"stopReason":'),
         alt([Lit(f'"{reason}"') for reason in STOP_REASONS]),
         Lit("}}"),
     )
+    return [("final", final), *rules]
 
 
 def _tool(name: str, arguments: Node) -> Node:
@@ -442,7 +467,7 @@ def _tool_steps(shape: StepShape) -> list[Node]:
 def step_grammar(task: AgentTask, shape: StepShape) -> Grammar:
     rules: list[tuple[str, Node]] = [
         ("root", alt([*_tool_steps(shape), Ref("final")])),
-        ("final", _final(task, shape)),
+        *_final_rules(task, shape),
         ("char", _STRING_CHAR),
     ]
     if shape.citables:

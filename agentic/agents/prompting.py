@@ -1,10 +1,10 @@
 """What the local model reads: a compact ChatML conversation built from visible data only.
 
-The conversation is the fixed system text, the public task, and for each delivered call the
-model's own previous output followed by a compact rendering of the result. A result is shown as
-its status, its content (unless the evidence lines already carry all of it) and its evidence as
-numbered lines per URI. Hashes are never shown: the grammar writes the exact citation for a line
-the model names, so the prompt spends no tokens on 64-digit hex.
+The conversation is a fixed preamble (system text and one invented worked example), the public
+task, and for each delivered call the model's own previous output followed by a compact rendering
+of the result: its status, its content (unless its evidence lines already carry all of it) and
+its evidence as numbered lines per URI. Hashes of delivered results are never shown: the grammar
+writes the exact citation for a line the model names, so the prompt spends no tokens on hex.
 
 Evidence the model may cite is what delivered results showed, expanded to single lines the way
 the fixture agent does (span hash = sha256 of the line text), plus each multi-line item as is.
@@ -37,13 +37,47 @@ SYSTEM_PROMPT = (
     'Finish: {"kind":"final","envelope":{"schemaVersion":"1.0","claims":[{"claimKey":KEY,'
     '"value":{"type":TYPE,"value":VALUE},"citations":[...]}],"gaps":[{"claimKey":KEY,'
     '"reason":"missing_evidence"}],"abstained":false,"stopReason":"complete"}}\n'
-    "Cite only evidence lines shown to you. Give every claim you cannot support a gap. "
-    'If you support no claim, set "abstained":true and "stopReason":"abstained".'
+    "Search with words from the goal, read the best source, then finish. Each claim cites "
+    "the shown evidence lines that state it; every claim without such a line is a gap. "
+    'If no claim is supported, set "abstained":true and "stopReason":"abstained".'
+)
+
+# One invented worked example (no fixture data), shown as real chat turns: a small model follows
+# a demonstrated trajectory far better than a described one.
+_EXAMPLE_LINE = "Release version: ORN-2.4.1"
+_EXAMPLE_SOURCE = sha256_hex("# Orion client\n\nRelease version: ORN-2.4.1\n")
+EXAMPLE_TURNS: tuple[tuple[str, str], ...] = (
+    (
+        "user",
+        "Goal: Find the release version of the Orion client.\n"
+        "Rules: Return only the declared structured claims or gaps.\n"
+        "Claims:\n- releaseVersion: identifier, required\n"
+        "Collections: c001\nTools: search, get, multi_get; at most 3 calls.",
+    ),
+    (
+        "assistant",
+        '{"kind":"tool","toolName":"search","arguments":{"query":"Orion client release version"}}',
+    ),
+    (
+        "user",
+        "Result of search: ok, candidates\nEvidence:\ngno://c001/d003.md\n"
+        f"1: # Orion client\n3: {_EXAMPLE_LINE}",
+    ),
+    (
+        "assistant",
+        '{"kind":"final","envelope":{"schemaVersion":"1.0","claims":[{"claimKey":"releaseVersion",'
+        '"value":{"type":"identifier","value":"ORN-2.4.1"},"citations":[{"uri":"gno://c001/d003.md",'
+        f'"startLine":3,"endLine":3,"sourceHash":"{_EXAMPLE_SOURCE}",'
+        f'"spanHash":"{sha256_hex(_EXAMPLE_LINE)}","sourceHashProvenance":"harness_observed",'
+        '"spanHashProvenance":"harness_observed"}]}],"gaps":[],"abstained":false,'
+        '"stopReason":"complete"}}',
+    ),
 )
 
 _URI_IN_TEXT = re.compile(r"gno://[^\s\"'<>\\`]+")
 _URI_TRAILING = ".,;:)]}"
 _SHA256 = re.compile(r"[a-f0-9]{64}")
+_OBJECT_FIELDS = ("uri", "startLine", "endLine", "sourceHash")
 
 
 @dataclass(frozen=True)
@@ -75,8 +109,10 @@ def _is_line(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _checked(uri: Any, start: Any, end: Any, source: Any, span: Any, text: Any) -> Item | None:
-    """An item from untrusted bundle content, or None when it cannot be cited validly."""
+def _checked(fields: tuple[Any, Any, Any, Any, Any, Any]) -> Item | None:
+    """An item from untrusted bundle content (uri, start, end, source hash, span hash, text),
+    or None when it cannot be cited validly."""
+    uri, start, end, source, span, text = fields
     if not (isinstance(uri, str) and uri.startswith("gno://")):
         return None
     if not (_is_line(start) and _is_line(end) and start <= end):
@@ -100,21 +136,13 @@ def bundle_items(content: str) -> tuple[Item, ...]:
         for t in payload["e"]:
             # [uri, startLine, endLine, sourceHash, mirrorHash, passageHash, text, ...]
             if isinstance(t, list) and len(t) >= 7:
-                found.append(_checked(t[0], t[1], t[2], t[3], t[5], t[6]))
+                found.append(_checked((t[0], t[1], t[2], t[3], t[5], t[6])))
     elif isinstance(payload.get("evidence"), list):
         for o in payload["evidence"]:
             if isinstance(o, dict):
                 span = o.get("passageHash", o.get("spanHash"))
-                found.append(
-                    _checked(
-                        o.get("uri"),
-                        o.get("startLine"),
-                        o.get("endLine"),
-                        o.get("sourceHash"),
-                        span,
-                        o.get("text"),
-                    )
-                )
+                uri, start, end, source = (o.get(k) for k in _OBJECT_FIELDS)
+                found.append(_checked((uri, start, end, source, span, o.get("text"))))
     return tuple(item for item in found if item is not None)
 
 
@@ -239,9 +267,15 @@ def turn(role: str, text: str) -> list[Segment]:
     ]
 
 
-def opening(task: AgentTask) -> list[Segment]:
-    """System and task turns, then the assistant header of the first step."""
-    return [*turn("system", SYSTEM_PROMPT), *turn("user", render_task(task)), assistant_header()]
+def preamble() -> list[Segment]:
+    """The task-independent head of every conversation: system text and the worked example."""
+    example = [segment for role, text in EXAMPLE_TURNS for segment in turn(role, text)]
+    return [*turn("system", SYSTEM_PROMPT), *example]
+
+
+def task_opening(task: AgentTask) -> list[Segment]:
+    """The task turn, then the assistant header of the first step."""
+    return [*turn("user", render_task(task)), assistant_header()]
 
 
 def after_call(call: VisibleCall) -> list[Segment]:

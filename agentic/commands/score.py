@@ -26,8 +26,14 @@ def register(subparsers: Any) -> None:
 def _identity(record: Any) -> str:
     return "/".join(
         str(part)
-        for part in (record.adapterId, record.taskId, record.trialId, record.lifecycle,
-                     record.seed, record.agentId)
+        for part in (
+            record.adapterId,
+            record.taskId,
+            record.trialId,
+            record.lifecycle,
+            record.seed,
+            record.agentId,
+        )
     )
 
 
@@ -39,7 +45,9 @@ def handle(args: argparse.Namespace) -> int:
     try:
         data = args.report.read_bytes()
     except OSError as exc:
-        raise ContractError("invalid_report", f"cannot read {args.report}: {exc.strerror}") from None
+        raise ContractError(
+            "invalid_report", f"cannot read {args.report}: {exc.strerror}"
+        ) from None
     report = parse_and_load("benchmark-report", data, source=str(args.report))
     fixture = load_fixture(args.fixture or default_fixture_dir())
     if report.fixtureFingerprint != fixture.snapshot.fingerprint:

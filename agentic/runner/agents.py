@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +11,8 @@ from agentic.agents.base import Agent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
+from agentic.locks import AGENT_MODEL_LOCK, enforce_offline, preflight_agent_model
+from agentic.resources import locks_dir
 
 CUES_FILE = "fixture-agent.cues.json"
 FIXTURE_TRIALS: tuple[Trial, ...] = (Trial(trialId="fixture-01", seed=0),)
@@ -39,11 +42,50 @@ def fixture_lane(fixture_root: Path, cues_path: Path | None) -> AgentLane:
     return AgentLane("fixture", agent.agent_id, lambda: agent, FIXTURE_TRIALS)
 
 
+def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> AgentLane:
+    """Preflight (strict lock, exact file, streaming sha256) before anything loads the model."""
+    enforce_offline(environ)
+    checked = preflight_agent_model(lock_path, environ)
+    try:
+        from agentic.agents.local_model import LocalModelAgent, LocalModelSettings, Sampling
+    except ImportError as exc:
+        raise ContractError(
+            "local_model_unavailable",
+            f"llama-cpp-python is not importable ({exc}); install the 'local-model' extra",
+        ) from None
+    lock, model = checked.lock, checked.model
+    settings = LocalModelSettings(
+        agent_id=lock.agentId,
+        model_path=model.path,
+        model_sha256=model.sha256,
+        tokenizer_id=lock.tokenizer.id,
+        vocab_size=lock.tokenizer.vocabSize,
+        chat_format=lock.chatFormat,
+        context_tokens=lock.runtime.contextTokens,
+        batch_tokens=lock.runtime.batchTokens,
+        threads=lock.runtime.threads,
+        max_tool_calls=lock.budgets.maxToolCalls,
+        max_output_tokens=lock.budgets.maxOutputTokens,
+        sampling=Sampling(
+            temperature=lock.sampling.temperature,
+            top_k=lock.sampling.topK,
+            top_p=lock.sampling.topP,
+            min_p=lock.sampling.minP,
+        ),
+    )
+
+    def load() -> Agent:
+        # Cheap re-check that the verified file is still the one on disk, before every load.
+        model.ensure_unchanged()
+        return LocalModelAgent.load(settings)
+
+    trials = tuple(Trial(trialId=t.trialId, seed=t.seed) for t in lock.trials)
+    return AgentLane("local-model", lock.agentId, load, trials)
+
+
 def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> AgentLane:
     if kind == "fixture":
         return fixture_lane(fixture_root, cues_path)
     if kind == "local-model":
-        raise ContractError(
-            "agent_unavailable", "the local-model agent lane is not available in this build"
-        )
+        return local_model_lane(locks_dir() / AGENT_MODEL_LOCK, os.environ)
     raise ContractError("invalid_cli_option", f"unknown agent {kind!r}")

@@ -139,7 +139,8 @@ def check_npm_inputs(lock: QmdLock, root: Path | None = None) -> None:
         try:
             actual = sha256_hex((base / pin.path).read_bytes())
         except OSError as exc:
-            raise ContractError("qmd_lock_missing", f"cannot read {pin.path}: {exc.strerror}") from None
+            message = f"cannot read {pin.path}: {exc.strerror}"
+            raise ContractError("qmd_lock_missing", message) from None
         if actual != pin.sha256:
             raise ContractError(
                 "qmd_lock_mismatch",

@@ -35,7 +35,11 @@ class VerifiedModels:
     generate: Path
 
     def config(self) -> dict[str, str]:
-        return {"embed": str(self.embed), "rerank": str(self.rerank), "generate": str(self.generate)}
+        return {
+            "embed": str(self.embed),
+            "rerank": str(self.rerank),
+            "generate": str(self.generate),
+        }
 
 
 def model_cache(environ: Mapping[str, str]) -> Path:

@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from agentic.adapters.base import AdapterCallError
 
 MAX_SUBQUERIES = 10
-STOPWORDS = frozenset(
-    """a about after all also an and any are as at be been before but by can could did do does
-    for from had has have how i if in into is it its may more most must no not of on or our out
-    over should so such than that the their them then there these they this those to under up
-    was we were what when where which while who whom whose why will with would you your""".split()
-)
-_CONTENT = re.compile(r"[^\W]", re.UNICODE)  # a letter, digit or underscore (qmd keeps these)
+_STOPWORD_TEXT = """a about after all also an and any are as at be been before but by can could
+    did do does for from had has have how i if in into is it its may more most must no not of on
+    or our out over should so such than that the their them then there these they this those to
+    under up was we were what when where which while who whom whose why will with would you your"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+_CONTENT = re.compile(r"\w")  # a letter, digit or underscore: what qmd keeps of a bare term
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,8 @@ def run_bounded(
     except subprocess.TimeoutExpired:
         kill_group(child.pid)
         child.communicate()
-        raise ContractError(code, f"{Path(argv[0]).name} did not finish within {timeout_s:g} s")
+        message = f"{Path(argv[0]).name} did not finish within {timeout_s:g} s"
+        raise ContractError(code, message) from None
     finally:
         kill_group(child.pid)  # a helper the child left behind must not outlive it
     return Finished(

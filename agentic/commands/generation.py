@@ -1,0 +1,118 @@
+"""``agentic generation --model {mock|local:<lock>}``: answers in oracle / e2e / noretrieval mode.
+
+Prints one row per mode (pass rate, correctness, refusal correctness, leakage, think-tag leaks,
+numeric groundedness; over stable questions), the unstable questions and the decomposition
+(oracle - e2e, e2e - noretrieval). ``--report DIR`` writes ``generation.json`` (canonical JSON)
+and ``generation.txt``. Exit 0 when the run completes, 2 on bad input or a model that fails its
+preflight; gating against a baseline is ``agentic compare``'s job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentic.commands.ranking import add_fixture_options, csv_list, positive_int, progress_printer
+from agentic.contract.errors import ContractError
+from agentic.resources import default_fixture_dir
+
+if TYPE_CHECKING:
+    from agentic.fixture.loader import Fixture
+    from agentic.generation.runner import GenerationSettings, Mode
+    from agentic.ranking.goldens import GoldenSet
+
+DEFAULT_GENERATION_TIMEOUT_MS = 120_000
+
+
+def modes_list(value: str) -> tuple[Mode, ...]:
+    from agentic.generation.runner import parse_modes
+
+    try:
+        return parse_modes(csv_list(value))
+    except ContractError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+
+
+def add_generation_options(parser: argparse.ArgumentParser) -> None:
+    add_fixture_options(parser)
+    parser.set_defaults(timeout_ms=DEFAULT_GENERATION_TIMEOUT_MS)
+    parser.add_argument("--modes", type=modes_list, default=None, help="default: all three")
+    parser.add_argument("--repeats", type=positive_int, default=3)
+    parser.add_argument("--adapter", default="lexical", help="retrieval adapter of e2e mode")
+    parser.add_argument("--k", type=positive_int, default=5, help="chunks injected in e2e mode")
+    parser.add_argument("--limit", type=positive_int, default=None, help="first N goldens by id")
+    parser.add_argument("--report", type=Path, default=None, help="write the report(s) here")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("generation", help="score answers in oracle/e2e/noretrieval")
+    parser.add_argument("--model", required=True, help="mock or local:<lock>")
+    add_generation_options(parser)
+    parser.add_argument("--verbose", action="store_true", help="show every failed answer")
+    parser.set_defaults(func=handle)
+
+
+def settings_from(args: argparse.Namespace) -> GenerationSettings:
+    from agentic.generation.runner import MODES, GenerationSettings
+
+    return GenerationSettings(
+        modes=args.modes if args.modes is not None else MODES,
+        repeats=args.repeats,
+        adapter_id=args.adapter,
+        k=args.k,
+        tags=args.tag,
+        limit=args.limit,
+        timeout_s=args.timeout_ms / 1000,
+    )
+
+
+def load_inputs(args: argparse.Namespace) -> tuple[Fixture, GoldenSet]:
+    """The verified fixture and the selected goldens (``--tag``, ``--limit``)."""
+    from agentic.fixture.loader import load_fixture
+    from agentic.ranking.goldens import load_goldens
+
+    fixture = load_fixture(args.fixture or default_fixture_dir())
+    goldens = load_goldens(fixture, args.goldens).select(args.tag, args.limit)
+    if not goldens.goldens:
+        raise ContractError("golden_file_invalid", "no goldens selected")
+    return fixture, goldens
+
+
+def generation_report(
+    fixture: Fixture,
+    goldens: GoldenSet,
+    spec: str,
+    settings: GenerationSettings,
+    progress: Callable[[str], None],
+) -> dict[str, Any]:
+    """Open the model, run every mode, close the model, and build the report."""
+    from agentic.generation import open_model
+    from agentic.generation.report import report_json
+    from agentic.generation.runner import run_generation
+
+    model = open_model(spec)
+    try:
+        run = run_generation(fixture, goldens, model, settings, progress=progress)
+    finally:
+        model.close()
+    return report_json(run)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from agentic.generation.report import render_text, report_bytes
+    from agentic.report.artifacts import write_artifacts
+
+    fixture, goldens = load_inputs(args)
+    settings = settings_from(args)
+    report = generation_report(fixture, goldens, args.model, settings, progress_printer(args.quiet))
+    text = render_text(report, verbose=args.verbose)
+    sys.stdout.write(text)
+    if args.report is not None:
+        files = {"generation.json": report_bytes(report), "generation.txt": text.encode("utf-8")}
+        write_artifacts(args.report, files)
+        print(f"agentic: wrote {args.report}", file=sys.stderr)
+    return 0

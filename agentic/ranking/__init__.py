@@ -1,0 +1,1 @@
+"""Ranking tier: retrieval alone, scored against goldens (recall, hit rate, MRR, nDCG, P)."""

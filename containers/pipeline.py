@@ -1,0 +1,556 @@
+"""``nox -s container``: build the image twice, rerun the lanes inside, compare, clean up.
+
+Steps, each failing closed with one line (exit 2):
+1. an engine: podman with a private store (installed from Debian's packages when missing and we
+   are root), or docker when asked for; a probe proves it actually runs;
+2. a base: the Dockerfile's digest-pinned default, or (``--base debootstrap``, the default here,
+   where no registry is reachable) one built from Debian packages and cached as a tarball;
+3. two builds of the same context: the second must produce the same image id (every layer
+   reused), and both are timed;
+4. the authoritative lane on the host and inside the image (no network, output bind-mounted):
+   same exit code, same ``resultsFingerprint``, and for the bundled fixture also the committed
+   baseline's; the report inside must carry the build's git commit and dirty flag;
+5. the smoke lanes this kit has (qmd-lex, local-model) inside the image: they must complete;
+6. figures (build cold/warm, image size, lane wall time inside vs host) to
+   ``.cache/container/last-run/summary.json`` beside the copied-out artifacts.
+Whatever the outcome, every container, image, store and scratch folder it created is removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NoReturn
+
+from containers import base as debian_base
+from containers import engine as eng
+from containers.errors import ContainerError, last_line
+
+AUTHORITATIVE = "capsule,lexical,mcp-reference"
+BASELINE = Path("baselines/fixture-agent/canonical.json")
+CACHE = Path(".cache/container")
+LAST_RUN = "last-run"
+IMAGE_REPOSITORY = "localhost/agentic-kit"
+CA_BUNDLE_CANDIDATES = ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt")
+BUILD_TIMEOUT_S = 3600.0
+LANE_TIMEOUT_S = 1800.0
+GIT_TIMEOUT_S = 30.0
+IMAGE_OUT = "/out"
+IMAGE_FIXTURE = "/fixture"
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+BaseChoice = Literal["debootstrap", "pinned"]
+
+
+@dataclass(frozen=True)
+class Options:
+    fixture: Path | None
+    base: BaseChoice
+    keep_store: bool
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One ``agentic run`` invocation; ``args`` exclude --fixture, --out and --quiet."""
+
+    name: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LaneResult:
+    exit_code: int
+    seconds: float
+    out: Path
+
+    def canonical(self) -> dict[str, Any]:
+        return read_json(self.out / "canonical.json")
+
+    def report(self) -> dict[str, Any]:
+        return read_json(self.out / "report.json")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ContainerError("invalid_option", message)
+
+
+def parse_options(argv: Sequence[str]) -> Options:
+    parser = _Parser(prog="python -m containers", description=__doc__)
+    parser.add_argument(
+        "--fixture", type=Path, default=None, help="run this fixture, not the bundled one"
+    )
+    parser.add_argument("--base", choices=("debootstrap", "pinned"), default="debootstrap")
+    parser.add_argument(
+        "--keep-store", action="store_true", help="keep podman's store in .cache/container/store"
+    )
+    args = parser.parse_args(list(argv))
+    fixture: Path | None = args.fixture
+    if fixture is not None and not fixture.is_dir():
+        raise ContainerError("invalid_option", f"--fixture {fixture}: not a folder")
+    return Options(
+        fixture=None if fixture is None else fixture.resolve(),
+        base=args.base,
+        keep_store=args.keep_store,
+    )
+
+
+# --- small pure helpers -------------------------------------------------------------------------
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise ContainerError("report_unreadable", f"{path}: {exc}") from None
+    if not isinstance(value, dict):
+        raise ContainerError("report_unreadable", f"{path}: not a JSON object")
+    return value
+
+
+def results_fingerprint(canonical: Mapping[str, Any], source: str) -> str:
+    value = canonical.get("resultsFingerprint")
+    if not isinstance(value, str):
+        raise ContainerError("report_unreadable", f"{source}: no resultsFingerprint")
+    return value
+
+
+def require_same(label: str, expected: str, actual: str, code: str) -> None:
+    if expected != actual:
+        raise ContainerError(code, f"{label}: expected {expected}, the image gave {actual}")
+
+
+def build_metadata(commit: str | None, dirty: bool | None) -> dict[str, str]:
+    """Build arguments recorded in the image; both or neither (environment.py reads them)."""
+    if commit is None or dirty is None:
+        return {}
+    return {"AGENTIC_BUILD_COMMIT": commit, "AGENTIC_BUILD_DIRTY": "true" if dirty else "false"}
+
+
+def check_provenance(report: Mapping[str, Any], commit: str | None, dirty: bool | None) -> None:
+    """The report written inside the image names the commit the image was built from."""
+    if commit is None:
+        return
+    git = report.get("environment", {}).get("git", {})
+    recorded = (git.get("commit"), git.get("dirty"))
+    if recorded != (commit, dirty):
+        raise ContainerError(
+            "provenance_mismatch",
+            f"report inside the image records git {recorded}, the build was {(commit, dirty)}",
+        )
+
+
+def image_tag(commit: str | None) -> str:
+    return f"{IMAGE_REPOSITORY}:{commit[:12] if commit else 'dev'}"
+
+
+def ca_bundle(environ: Mapping[str, str]) -> Path | None:
+    """The host's CA bundle, passed to the build as a secret (a TLS-intercepting proxy needs it)."""
+    for candidate in (environ.get("SSL_CERT_FILE", ""), *CA_BUNDLE_CANDIDATES):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def smoke_lanes(
+    adapter_ids: Sequence[str], has_local_model: bool, first_task: str
+) -> tuple[Lane, ...]:
+    """The smoke lanes this kit version has: real qmd over MCP, and the local model on one task."""
+    lanes: list[Lane] = []
+    if "qmd-lex" in adapter_ids:
+        lanes.append(Lane("qmd-lex", ("--adapter", "qmd-lex", "--promote", "none")))
+    if has_local_model:
+        lanes.append(
+            Lane(
+                "local-model",
+                (
+                    "--agent",
+                    "local-model",
+                    "--adapter",
+                    "lexical",
+                    "--lifecycle",
+                    "cold",
+                    "--task",
+                    first_task,
+                    "--promote",
+                    "none",
+                ),
+            )
+        )
+    return tuple(lanes)
+
+
+def lane_command(lane: Lane, *, fixture: str | None, out: str) -> list[str]:
+    fixture_args = ["--fixture", fixture] if fixture is not None else []
+    return ["run", *lane.args, *fixture_args, "--out", out, "--quiet"]
+
+
+# --- the kit on the host ------------------------------------------------------------------------
+
+
+def host_git(root: Path) -> tuple[str | None, bool | None]:
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(root), *args],
+                capture_output=True,
+                text=True,
+                timeout=GIT_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    head, status = git("rev-parse", "HEAD"), git("status", "--porcelain")
+    if head is None or status is None:
+        return None, None
+    return head.strip(), bool(status.strip())
+
+
+def kit_facts(fixture: Path | None) -> tuple[tuple[str, ...], bool, str]:
+    """Adapter ids, whether the local-model agent exists, and the fixture's first task id."""
+    from agentic.fixture.loader import load_fixture
+    from agentic.resources import default_fixture_dir
+    from agentic.runner.registry import ADAPTER_IDS
+
+    loaded = load_fixture(fixture or default_fixture_dir())
+    first = sorted(task.taskId for task in loaded.tasks)[0]
+    return ADAPTER_IDS, importlib.util.find_spec("agentic.agents.local_model") is not None, first
+
+
+def timed(action: Callable[[], int]) -> tuple[int, float]:
+    started = time.monotonic()
+    code = action()
+    return code, time.monotonic() - started
+
+
+def run_host_lane(
+    lane: Lane, fixture: Path | None, out: Path, environ: Mapping[str, str]
+) -> LaneResult:
+    argv = [
+        sys.executable,
+        "-m",
+        "agentic",
+        *lane_command(lane, fixture=None if fixture is None else str(fixture), out=str(out)),
+    ]
+    env = {**environ, **OFFLINE}
+    code, seconds = timed(
+        lambda: eng.run_streamed(argv, env=env, timeout_s=LANE_TIMEOUT_S, code="host_lane_failed")
+    )
+    return LaneResult(exit_code=code, seconds=seconds, out=out)
+
+
+# --- the image ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Session:
+    engine: eng.Engine
+    root: Path
+    scratch: Path
+    user: tuple[str, ...]
+
+
+def capture(session: Session, args: Sequence[str], code: str) -> str:
+    done = eng.run_captured(
+        session.engine.argv(*args), env=session.engine.env, timeout_s=BUILD_TIMEOUT_S, code=code
+    )
+    return done.stdout.strip()
+
+
+def build(session: Session, tag: str, build_args: Mapping[str, str], secret: Path | None) -> float:
+    argv = session.engine.argv(
+        *eng.build_args(
+            tag=tag,
+            dockerfile=session.root / "Dockerfile",
+            context=session.root,
+            build_args=build_args,
+            secret=secret,
+        )
+    )
+    code, seconds = timed(
+        lambda: eng.run_streamed(
+            argv, env=session.engine.env, timeout_s=BUILD_TIMEOUT_S, code="build_failed"
+        )
+    )
+    if code != 0:
+        raise ContainerError("build_failed", f"{session.engine.kind} build exited {code}")
+    return seconds
+
+
+def run_image_lane(
+    session: Session, stack: ExitStack, image: str, lane: Lane, fixture: Path | None
+) -> LaneResult:
+    out = Path(tempfile.mkdtemp(prefix=f"out-{lane.name}-", dir=session.scratch))
+    if not session.user:
+        out.chmod(0o777)  # the image's own user (uid 10001) writes the report here
+    mounts = [eng.Mount(out, IMAGE_OUT, read_only=False)]
+    if fixture is not None:
+        mounts.append(eng.Mount(fixture, IMAGE_FIXTURE, read_only=True))
+    name = f"agentic-{lane.name}-{os.getpid()}"
+    command = lane_command(
+        lane, fixture=None if fixture is None else IMAGE_FIXTURE, out=f"{IMAGE_OUT}/{lane.name}"
+    )
+    argv = session.engine.argv(
+        *eng.run_args(image=image, name=name, mounts=mounts, user=session.user, command=command)
+    )
+    stack.callback(remove_quietly, session.engine, eng.remove_container_args(name))
+    code, seconds = timed(
+        lambda: eng.run_streamed(
+            argv, env=session.engine.env, timeout_s=LANE_TIMEOUT_S, code="image_lane_failed"
+        )
+    )
+    return LaneResult(exit_code=code, seconds=seconds, out=out / lane.name)
+
+
+def remove_quietly(engine: eng.Engine, args: Sequence[str]) -> None:
+    """Cleanup that must not hide the error that got us here; a leftover is reported, not raised."""
+    try:
+        done = subprocess.run(
+            engine.argv(*args),
+            env=dict(engine.env),
+            capture_output=True,
+            text=True,
+            timeout=eng.PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"container: cleanup '{' '.join(args[:2])}' failed: {exc}", file=sys.stderr)
+        return
+    if done.returncode != 0 and "no such" not in done.stderr.lower():
+        print(
+            f"container: cleanup '{' '.join(args[:2])}': {last_line(done.stderr)}", file=sys.stderr
+        )
+
+
+def delete_folder(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    if folder.exists():
+        print(f"container: could not delete {folder}", file=sys.stderr)
+
+
+# --- steps --------------------------------------------------------------------------------------
+
+
+def open_engine(
+    options: Options, environ: Mapping[str, str], stack: ExitStack, root: Path
+) -> Session:
+    requested = eng.requested_engine(environ)
+    tools = ["debootstrap"] if options.base == "debootstrap" else []
+    if requested != "docker":
+        tools = ["podman", "runc", *tools]
+    eng.ensure_tools(tools, which=shutil.which, euid=os.geteuid(), environ=environ)
+    kind, program = eng.choose_engine(requested, shutil.which)
+    cache = root / CACHE
+    cache.mkdir(parents=True, exist_ok=True)
+    if options.keep_store:
+        scratch = cache / "store"
+        scratch.mkdir(exist_ok=True)
+    else:
+        scratch = Path(tempfile.mkdtemp(prefix="run-", dir=cache))
+        stack.callback(delete_folder, scratch)
+    if kind == "podman":
+        engine = eng.podman_engine(program, eng.PodmanStore(scratch / "podman"), environ)
+        if not options.keep_store:
+            stack.callback(remove_quietly, engine, eng.reset_args())
+    else:
+        engine = eng.docker_engine(program, environ)
+    user = tuple(eng.user_args(kind, os.geteuid(), os.getegid()))
+    return Session(engine=engine, root=root, scratch=scratch, user=user)
+
+
+def prepare_base(
+    session: Session,
+    options: Options,
+    stack: ExitStack,
+    environ: Mapping[str, str],
+    figures: dict[str, Any],
+) -> dict[str, str]:
+    """The BASE_IMAGE build argument: none for the pinned default, else the imported local base."""
+    if options.base == "pinned":
+        figures["base"] = {"kind": "pinned"}
+        return {}
+    arch = capture_plain(["dpkg", "--print-architecture"], environ)
+    spec = debian_base.base_spec(environ, arch)
+    cache = session.root / CACHE
+    tarball = debian_base.cached_tarball(spec, cache)
+    started = time.monotonic()
+    if tarball is None:
+        tarball = debian_base.build_tarball(spec, cache, environ)
+    built_seconds = time.monotonic() - started
+    image = spec.image()
+    if session.engine.kind == "docker":
+        stack.callback(remove_quietly, session.engine, eng.remove_image_args([image]))
+    started = time.monotonic()
+    capture(session, eng.import_args(tarball, image), "base_import_failed")
+    figures["base"] = {
+        "kind": "debootstrap",
+        "image": image,
+        "tarball": tarball.name,
+        "tarballBytes": tarball.stat().st_size,
+        "tarballBuildSeconds": round(built_seconds, 1),
+        "importSeconds": round(time.monotonic() - started, 1),
+    }
+    return {"BASE_IMAGE": image}
+
+
+def capture_plain(argv: Sequence[str], environ: Mapping[str, str]) -> str:
+    done = eng.run_captured(argv, env=environ, timeout_s=GIT_TIMEOUT_S, code="host_tool_failed")
+    return done.stdout.strip()
+
+
+def build_twice(
+    session: Session,
+    stack: ExitStack,
+    build_args: Mapping[str, str],
+    tag: str,
+    figures: dict[str, Any],
+) -> None:
+    """Cold then warm build of the same context; the warm one must reuse every layer."""
+    if session.engine.kind == "docker":
+        stack.callback(remove_quietly, session.engine, eng.remove_image_args([tag]))
+    secret = ca_bundle(session.engine.env)
+    cold = build(session, tag, build_args, secret)
+    first = capture(session, eng.inspect_args(tag, "Id"), "inspect_failed")
+    warm = build(session, tag, build_args, secret)
+    second = capture(session, eng.inspect_args(tag, "Id"), "inspect_failed")
+    if first != second:
+        raise ContainerError(
+            "layer_reuse_failed", f"an unchanged rebuild gave image {second}, not {first}"
+        )
+    size = int(capture(session, eng.inspect_args(tag, "Size"), "inspect_failed"))
+    figures["build"] = {
+        "image": tag,
+        "imageId": first,
+        "coldSeconds": round(cold, 1),
+        "warmSeconds": round(warm, 1),
+        "imageSizeBytes": size,
+    }
+
+
+def authoritative(
+    session: Session,
+    stack: ExitStack,
+    *,
+    tag: str,
+    options: Options,
+    metadata: tuple[str | None, bool | None],
+    figures: dict[str, Any],
+) -> None:
+    lane = Lane("authoritative", ("--adapter", AUTHORITATIVE))
+    host_out = Path(tempfile.mkdtemp(prefix="host-", dir=session.scratch)) / lane.name
+    host = run_host_lane(lane, options.fixture, host_out, session.engine.env)
+    inside = run_image_lane(session, stack, tag, lane, options.fixture)
+    copy_out(session.root, inside.out, lane.name)
+    if host.exit_code not in (0, 1) or inside.exit_code != host.exit_code:
+        raise ContainerError(
+            "lane_failed",
+            f"authoritative lane exited {inside.exit_code} inside, {host.exit_code} on the host",
+        )
+    host_fp = results_fingerprint(host.canonical(), "host run")
+    inside_fp = results_fingerprint(inside.canonical(), "container run")
+    require_same("resultsFingerprint vs the host run", host_fp, inside_fp, "fingerprint_mismatch")
+    baseline_fp = compare_baseline(session.root, options, inside_fp)
+    check_provenance(inside.report(), *metadata)
+    figures["lane"] = {
+        "adapters": AUTHORITATIVE,
+        "fixture": "bundled" if options.fixture is None else str(options.fixture),
+        "exitCode": inside.exit_code,
+        "hostSeconds": round(host.seconds, 2),
+        "containerSeconds": round(inside.seconds, 2),
+        "ratio": round(inside.seconds / host.seconds, 2),
+        "resultsFingerprint": inside_fp,
+        "baselineCompared": baseline_fp is not None,
+    }
+
+
+def compare_baseline(root: Path, options: Options, inside_fp: str) -> str | None:
+    """The committed baseline applies to the bundled fixture only; there it is required."""
+    if options.fixture is not None:
+        print("container: --fixture given: compared with the host run only", file=sys.stderr)
+        return None
+    path = root / BASELINE
+    if not path.is_file():
+        raise ContainerError("baseline_missing", f"{BASELINE} not found; run 'nox -s baseline'")
+    committed = results_fingerprint(read_json(path), str(BASELINE))
+    require_same(f"resultsFingerprint vs {BASELINE}", committed, inside_fp, "fingerprint_mismatch")
+    return committed
+
+
+def smoke(
+    session: Session, stack: ExitStack, tag: str, options: Options, figures: dict[str, Any]
+) -> None:
+    adapter_ids, has_local_model, first_task = kit_facts(options.fixture)
+    results = []
+    for lane in smoke_lanes(adapter_ids, has_local_model, first_task):
+        result = run_image_lane(session, stack, tag, lane, options.fixture)
+        copy_out(session.root, result.out, lane.name)
+        if result.exit_code != 0:
+            raise ContainerError(
+                "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside"
+            )
+        results.append(
+            {
+                "lane": lane.name,
+                "seconds": round(result.seconds, 2),
+                "resultsFingerprint": results_fingerprint(result.canonical(), lane.name),
+            }
+        )
+    figures["smoke"] = results
+
+
+def copy_out(root: Path, source: Path, name: str) -> None:
+    """Keep the image's artifacts for inspection after the scratch folder is gone."""
+    target = root / CACHE / LAST_RUN / name
+    shutil.rmtree(target, ignore_errors=True)
+    if source.is_dir():
+        shutil.copytree(source, target)
+
+
+def write_summary(root: Path, figures: dict[str, Any]) -> Path:
+    path = root / CACHE / LAST_RUN / "summary.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def run_pipeline(options: Options, environ: Mapping[str, str], root: Path) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    shutil.rmtree(root / CACHE / LAST_RUN, ignore_errors=True)
+    with ExitStack() as stack:
+        session = open_engine(options, environ, stack, root)
+        figures["engine"] = f"{session.engine.kind} {eng.probe(session.engine)}"
+        build_args = prepare_base(session, options, stack, environ, figures)
+        commit, dirty = host_git(root)
+        build_args.update(build_metadata(commit, dirty))
+        tag = image_tag(commit)
+        build_twice(session, stack, build_args, tag, figures)
+        authoritative(
+            session, stack, tag=tag, options=options, metadata=(commit, dirty), figures=figures
+        )
+        smoke(session, stack, tag, options, figures)
+    print(f"container: summary in {write_summary(root, figures)}")
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        options = parse_options(sys.argv[1:] if argv is None else argv)
+        figures = run_pipeline(options, os.environ, Path.cwd())
+    except ContainerError as exc:
+        print(f"container: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(figures, indent=2, sort_keys=True))
+    return 0

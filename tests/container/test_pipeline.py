@@ -1,0 +1,166 @@
+"""The pipeline's decisions: options, fingerprint and provenance checks, lanes, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from containers import pipeline
+from containers.engine import ENGINE_ENV
+from containers.errors import ContainerError
+
+FP_A = "a" * 64
+FP_B = "b" * 64
+
+
+def test_default_options_build_the_base_from_debian_packages() -> None:
+    options = pipeline.parse_options([])
+    assert options == pipeline.Options(fixture=None, base="debootstrap", keep_store=False)
+
+
+def test_an_unknown_base_is_an_invalid_option() -> None:
+    with pytest.raises(ContainerError) as caught:
+        pipeline.parse_options(["--base", "alpine"])
+    assert caught.value.code == "invalid_option"
+
+
+def test_a_fixture_that_is_not_a_folder_is_an_invalid_option(tmp_path: Path) -> None:
+    with pytest.raises(ContainerError) as caught:
+        pipeline.parse_options(["--fixture", str(tmp_path / "missing")])
+    assert caught.value.code == "invalid_option"
+
+
+def test_a_canonical_file_without_results_fingerprint_is_unreadable() -> None:
+    with pytest.raises(ContainerError) as caught:
+        pipeline.results_fingerprint({"canonicalFingerprint": FP_A}, "container run")
+    assert caught.value.code == "report_unreadable"
+
+
+def test_differing_fingerprints_fail_with_both_values() -> None:
+    with pytest.raises(ContainerError) as caught:
+        pipeline.require_same("resultsFingerprint", FP_A, FP_B, "fingerprint_mismatch")
+    assert caught.value.code == "fingerprint_mismatch"
+    assert FP_A in caught.value.message
+    assert FP_B in caught.value.message
+
+
+def test_build_metadata_is_passed_as_both_arguments() -> None:
+    assert pipeline.build_metadata("c0ffee", dirty=False) == {
+        "AGENTIC_BUILD_COMMIT": "c0ffee",
+        "AGENTIC_BUILD_DIRTY": "false",
+    }
+
+
+def test_unknown_git_state_bakes_no_metadata() -> None:
+    assert pipeline.build_metadata(None, None) == {}
+
+
+def test_a_report_that_names_another_commit_fails_provenance() -> None:
+    report = {"environment": {"git": {"commit": "other", "dirty": False}}}
+    with pytest.raises(ContainerError) as caught:
+        pipeline.check_provenance(report, "c0ffee", False)
+    assert caught.value.code == "provenance_mismatch"
+
+
+def test_a_report_with_the_builds_commit_and_dirty_flag_passes_provenance() -> None:
+    report = {"environment": {"git": {"commit": "c0ffee", "dirty": True}}}
+    pipeline.check_provenance(report, "c0ffee", True)
+
+
+def test_the_image_tag_names_the_commit() -> None:
+    assert pipeline.image_tag("0123456789abcdef") == "localhost/agentic-kit:0123456789ab"
+
+
+def test_a_kit_without_qmd_lex_or_local_model_has_no_smoke_lanes() -> None:
+    assert pipeline.smoke_lanes(("capsule", "lexical"), False, "t1") == ()
+
+
+def test_smoke_lanes_follow_what_the_kit_has() -> None:
+    lanes = pipeline.smoke_lanes(("lexical", "qmd-lex"), True, "t1")
+    assert [lane.name for lane in lanes] == ["qmd-lex", "local-model"]
+    local = lanes[1].args
+    assert local[local.index("--agent") + 1] == "local-model"
+    assert local[local.index("--task") + 1] == "t1"
+
+
+def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None:
+    lane = pipeline.Lane("authoritative", ("--adapter", "capsule"))
+    assert pipeline.lane_command(lane, fixture="/fixture", out="/out/authoritative") == [
+        "run",
+        "--adapter",
+        "capsule",
+        "--fixture",
+        "/fixture",
+        "--out",
+        "/out/authoritative",
+        "--quiet",
+    ]
+
+
+def test_the_bundled_fixture_uses_no_fixture_argument() -> None:
+    lane = pipeline.Lane("authoritative", ())
+    assert "--fixture" not in pipeline.lane_command(lane, fixture=None, out="/out/a")
+
+
+def _write_baseline(root: Path, fingerprint: str) -> None:
+    path = root / pipeline.BASELINE
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"resultsFingerprint": fingerprint}), encoding="utf-8")
+
+
+def test_the_bundled_fixture_requires_the_committed_baseline(tmp_path: Path) -> None:
+    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+    with pytest.raises(ContainerError) as caught:
+        pipeline.compare_baseline(tmp_path, options, FP_A)
+    assert caught.value.code == "baseline_missing"
+
+
+def test_a_container_run_that_differs_from_the_baseline_fails(tmp_path: Path) -> None:
+    _write_baseline(tmp_path, FP_B)
+    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+    with pytest.raises(ContainerError) as caught:
+        pipeline.compare_baseline(tmp_path, options, FP_A)
+    assert caught.value.code == "fingerprint_mismatch"
+
+
+def test_a_container_run_equal_to_the_baseline_passes(tmp_path: Path) -> None:
+    _write_baseline(tmp_path, FP_A)
+    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+    assert pipeline.compare_baseline(tmp_path, options, FP_A) == FP_A
+
+
+def test_another_fixture_is_not_compared_with_the_baseline(tmp_path: Path) -> None:
+    _write_baseline(tmp_path, FP_B)
+    options = pipeline.Options(fixture=tmp_path, base="pinned", keep_store=False)
+    assert pipeline.compare_baseline(tmp_path, options, FP_A) is None
+
+
+def test_ca_bundle_prefers_ssl_cert_file(tmp_path: Path) -> None:
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("-----BEGIN CERTIFICATE-----\n", encoding="utf-8")
+    assert pipeline.ca_bundle({"SSL_CERT_FILE": str(bundle)}) == bundle
+
+
+def test_a_missing_engine_exits_2_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no podman, no docker, nothing to install with
+    monkeypatch.setenv(ENGINE_ENV, "docker")
+    assert pipeline.main(["--base", "pinned"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("container: engine_missing: ")
+    assert err.count("\n") == 1
+
+
+def test_an_unknown_engine_exits_2_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(ENGINE_ENV, "lxc")
+    assert pipeline.main([]) == 2
+    assert capsys.readouterr().err == (
+        f"container: engine_unknown: {ENGINE_ENV}='lxc': expected one of podman, docker\n"
+    )

@@ -1,0 +1,40 @@
+"""Running one qmd lane through the real runner (schedule, cohorts, receipts) without the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agentic.adapters.base import Adapter
+from agentic.contract.receipt import TrajectoryReceipt
+from agentic.fixture.loader import Fixture
+from agentic.runner.agents import fixture_lane
+from agentic.runner.benchmark import RunConfig, run_benchmark
+from agentic.runner.schedule import build_schedule
+
+TIMEOUT_S = 30.0
+
+
+def run_lane(
+    fixture: Fixture, adapter_id: str, factory: Callable[[], Adapter]
+) -> tuple[TrajectoryReceipt, ...]:
+    """Every task of ``fixture``, cold and warm, with the fixture agent."""
+    lane = fixture_lane(fixture.root, None)
+    task_ids = tuple(task.taskId for task in fixture.tasks)
+    schedule = build_schedule(
+        task_ids=task_ids,
+        known_task_ids=task_ids,
+        adapter_ids=(adapter_id,),
+        known_adapter_ids=(adapter_id,),
+        lifecycles=("cold", "warm"),
+        trials=lane.trials,
+    )
+    config = RunConfig(
+        fixture=fixture,
+        schedule=schedule,
+        adapter_factory=lambda _: factory(),
+        agent_factory=lane.factory,
+        agent_id=lane.agent_id,
+        timeout_s=TIMEOUT_S,
+        replay_capsule=False,
+    )
+    return run_benchmark(config).receipts
