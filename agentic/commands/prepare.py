@@ -1,56 +1,31 @@
-"""``agentic prepare --adapter ID --out DIR [--fixture DIR]``: load and verify a fixture, build
-the adapter's native index into DIR and print its index fingerprint.
+"""``agentic prepare --adapter ID (--out DIR | --cache DIR) [--fixture DIR]``: load and verify a
+fixture and build one adapter's native index; print its index fingerprint.
 
-DIR must not exist or be empty: an index is never built over an older one (exit 2 otherwise).
-An adapter that cannot be prepared (``gno-mcp`` without a ``gno`` executable, an MCP product
-whose tools lack a mapped field) fails with its code and exit 2.
+``--out DIR`` builds into DIR, which must not exist or be empty: an index is never built over an
+older one. ``--cache DIR`` adds the index to the cache that ``agentic run --index-cache DIR``
+reuses, keyed by adapter, corpus fingerprint and configuration fingerprint; an unchanged entry is
+left alone. An adapter that cannot be prepared (``gno-mcp`` without a ``gno`` executable, an MCP
+product whose tools lack a mapped field) fails with its code and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentic.adapters.base import Adapter, AdapterError
+from agentic.adapters.base import Adapter, AdapterError, PreparedIndex
 from agentic.contract.errors import ContractError
-from agentic.fixture.loader import load_fixture
-from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.fixture.loader import Fixture, load_fixture
 from agentic.resources import default_fixture_dir
+from agentic.runner.index_cache import prepare_cached
+from agentic.runner.registry import ADAPTER_IDS, create_adapter
 
 PREPARE_TIMEOUT_S = 600.0
-
-
-def _lexical(snapshot: CorpusSnapshot) -> Adapter:
-    from agentic.adapters.lexical import LexicalAdapter
-
-    return LexicalAdapter(snapshot)
-
-
-def _capsule(snapshot: CorpusSnapshot) -> Adapter:
-    from agentic.adapters.capsule import CapsuleAdapter
-
-    return CapsuleAdapter(snapshot)
-
-
-def _mcp(adapter_id: str) -> Callable[[CorpusSnapshot], Adapter]:
-    def build(snapshot: CorpusSnapshot) -> Adapter:
-        # Imported on use: the MCP SDK is slow to import.
-        from agentic.adapters.mcp.adapter import McpAdapter
-        from agentic.adapters.mcp.profiles import profile_by_id
-
-        return McpAdapter(profile_by_id(adapter_id), snapshot)
-
-    return build
-
-
-PREPARABLE: dict[str, Callable[[CorpusSnapshot], Adapter]] = {
-    "capsule": _capsule,
-    "gno-mcp": _mcp("gno-mcp"),
-    "lexical": _lexical,
-    "mcp-reference": _mcp("mcp-reference"),
-}
+# The ceiling reads hidden oracles and has nothing native worth caching.
+PREPARABLE = tuple(adapter_id for adapter_id in ADAPTER_IDS if adapter_id != "oracle")
 
 
 def _check_out_dir(out: Path) -> None:
@@ -61,22 +36,37 @@ def _check_out_dir(out: Path) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    _check_out_dir(out)
-    fixture_dir = Path(args.fixture) if args.fixture is not None else default_fixture_dir()
-    snapshot = load_fixture(fixture_dir).snapshot
-    adapter = PREPARABLE[args.adapter](snapshot)
+    if (args.out is None) == (args.cache is None):
+        raise ContractError("invalid_cli_option", "give exactly one of --out and --cache")
+    if args.out is not None:
+        _check_out_dir(args.out)
+    fixture = load_fixture(args.fixture or default_fixture_dir())
+    adapter = create_adapter(args.adapter, fixture)
     try:
-        prepared = adapter.prepare(snapshot, out, timeout_s=PREPARE_TIMEOUT_S)
+        if args.out is not None:
+            prepared = adapter.prepare(fixture.snapshot, args.out, timeout_s=PREPARE_TIMEOUT_S)
+        else:
+            prepared = _into_cache(adapter, fixture, args.cache)
     except AdapterError as exc:
         raise ContractError(exc.code, f"{args.adapter}: {exc}") from exc
     print(prepared.index_fingerprint)
     return 0
 
 
+def _into_cache(adapter: Adapter, fixture: Fixture, cache: Path) -> PreparedIndex:
+    with tempfile.TemporaryDirectory(prefix="agentic-prepare-") as root:
+        cached = prepare_cached(
+            adapter, fixture.snapshot, Path(root), cache, timeout_s=PREPARE_TIMEOUT_S
+        )
+    state = "reused" if cached.reused else "built"
+    print(f"agentic: {adapter.adapter_id} index {state} in {cache}", file=sys.stderr)
+    return cached.prepared
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("prepare", help="build an adapter's native index")
-    parser.add_argument("--adapter", required=True, choices=sorted(PREPARABLE))
-    parser.add_argument("--out", required=True, help="empty or missing output folder")
-    parser.add_argument("--fixture", default=None, help="fixture folder (default: bundled)")
+    parser.add_argument("--adapter", required=True, choices=PREPARABLE)
+    parser.add_argument("--out", type=Path, default=None, help="empty or missing output folder")
+    parser.add_argument("--cache", type=Path, default=None, help="index cache folder")
+    parser.add_argument("--fixture", type=Path, default=None, help="fixture (default: bundled)")
     parser.set_defaults(func=_run)

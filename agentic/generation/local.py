@@ -26,7 +26,7 @@ from agentic.locks import AGENT_MODEL_LOCK, ModelPreflight, enforce_offline, pre
 from agentic.resources import locks_dir
 
 LOCAL_PREFIX = "local:"
-MAX_ANSWER_TOKENS = 256
+MAX_ANSWER_TOKENS = 128
 SAMPLING: dict[str, Any] = {"temperature": 0.0, "topK": 1, "maxTokens": MAX_ANSWER_TOKENS}
 LOCK_SUFFIX = ".lock.json"
 

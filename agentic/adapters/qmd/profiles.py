@@ -42,8 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
+
 from agentic.adapters.base import AdapterCallError, AdapterError, CallOutcome
-from agentic.adapters.mcp.client import ConnectionLimits, McpConnection, McpClientError
+from agentic.adapters.mcp.client import ConnectionLimits, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.mcp.profile import (
     CallScope,
@@ -72,6 +74,8 @@ SERVER_NAME = "qmd"
 PRODUCT_TOOLS = ("get", "multi_get", "query")
 EMBED_TIMEOUT_S = 1800.0  # embedding a corpus on CPU; preparation is unmeasured
 QMD_READ_MAX_BYTES = 1 << 30  # above any document, so qmd never skips a requested file
+# Product fields every search may carry besides the query itself.
+SEARCH_FIELDS = ("collections", "rerank", "limit", "minScore", "candidateLimit", "intent")
 _PROBE_WORD = re.compile(r"[^\W_]+")
 _RUNS_DIR = "runs"
 
@@ -227,7 +231,7 @@ class QmdLane:
                 ToolBinding(
                     "search",
                     "query",
-                    (*query_fields, "collections", "rerank", "limit", "minScore", "intent"),
+                    (*query_fields, *SEARCH_FIELDS),
                     self.map_search,
                 ),
                 ToolBinding("get", "get", ("file", "fromLine", "maxLines", "lineNumbers"), map_get),
@@ -334,7 +338,7 @@ def preflight_tools(lock: QmdLock, root: Path, timeout_s: float) -> None:
     check_tools(lock, identity.tools)
 
 
-def listed_tool(tool: Any) -> dict[str, Any]:
+def listed_tool(tool: types.Tool) -> dict[str, Any]:
     """An SDK tool as ``{name, description, inputSchema}``."""
     return {
         "name": tool.name,
