@@ -107,6 +107,52 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
 
 
+@nox.session(name="qmd-setup")
+def qmd_setup(session: nox.Session) -> None:
+    """Install Node 22 and qmd 2.8.3 into .cache/qmd with `npm ci` from locks/qmd/ (integrity
+    hashes), then verify the install and a live qmd against locks/qmd.lock.json. The only session
+    that reaches the npm registry; it needs `npm` on PATH."""
+    _install(session)
+    session.run("agentic", "qmd", "setup", *session.posargs)
+
+
+@nox.session
+def optional(session: nox.Session) -> None:
+    """Optional lanes, e.g. `nox -s optional -- qmd-lex local-model`: every task, cold and warm,
+    written to baselines/optional/<lane>/. Each lane verifies its pinned inputs first."""
+    lanes = session.posargs or ["qmd-lex"]
+    _install(session, "dev,local-model" if "local-model" in lanes else "dev")
+    for lane in lanes:
+        if lane == "local-model":
+            session.run("agentic", "model", "verify", env=OFFLINE_ENV)
+            # A failed promotion gate (exit 1) is a finding of this lane, not a broken run.
+            session.run(
+                "agentic",
+                "run",
+                "--agent",
+                "local-model",
+                "--adapter",
+                AUTHORITATIVE,
+                "--write",
+                env=OFFLINE_ENV,
+                success_codes=[0, 1],
+            )
+            continue
+        if lane in ("qmd-lex", "qmd"):
+            session.run("agentic", "qmd", "verify", env=OFFLINE_ENV)
+        session.run(
+            "agentic",
+            "run",
+            "--adapter",
+            lane,
+            "--promote",
+            "none",
+            "--no-replay",
+            "--write",
+            env=OFFLINE_ENV,
+        )
+
+
 @nox.session
 def verify(session: nox.Session) -> None:
     """Rerun the authoritative lane and require the committed baseline's resultsFingerprint;

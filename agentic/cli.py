@@ -29,6 +29,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentic.commands.ranking",
     "agentic.commands.generation",
     "agentic.commands.matrix",
+    "agentic.commands.compare",
+    "agentic.commands.qmd_setup",
 )
 
 

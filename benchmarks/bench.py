@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-
 from agentic.adapters.lexical import LexicalAdapter
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.task import AgentTask
@@ -135,7 +134,61 @@ def bench_lexical() -> None:
     report("search p95", percentile(latencies, 0.95), "ms", 20, higher_is_better=False)
 
 
-SECTIONS: dict[str, Callable[[], None]] = {"lexical": bench_lexical}
+QMD_DOCS = 500
+QMD_COLD_STARTS = 8
+QMD_SEARCHES = 200
+
+
+def bench_qmd() -> None:
+    """qmd-lex beside mcp-reference: cold start (spawn to first result) and per-call latency."""
+    from agentic.adapters.mcp import reference
+    from agentic.adapters.mcp.adapter import McpAdapter
+    from agentic.adapters.qmd import timing
+    from agentic.adapters.qmd.profiles import qmd_lex_profile
+    from agentic.contract.errors import ContractError
+
+    print(f"qmd: qmd-lex beside mcp-reference, synthetic corpus of {QMD_DOCS} documents")
+    snapshot = synthetic_snapshot(QMD_DOCS)
+    lanes = {"qmd-lex": qmd_lex_profile(), "mcp-reference": reference.PROFILE}
+    with _workdir() as work:
+        for name, profile in lanes.items():
+            adapter = McpAdapter(profile, snapshot)
+            try:
+                ready = adapter.prepare(snapshot, work / name, timeout_s=TIMEOUT_S)
+            except ContractError as exc:  # e.g. qmd not installed: say why, run the rest
+                print(f"  {name}: not run ({exc})")
+                continue
+            cold = timing.cold_start_seconds if name == "qmd-lex" else reference.cold_start_seconds
+            cold_ms = [
+                cold(ready.root, query="reference", collection="c000") * 1000
+                for _ in range(QMD_COLD_STARTS)
+            ]
+            session = adapter.attach(ready, timeout_s=TIMEOUT_S)
+            session.reset(scoped_task(["c000"]), readiness_probe=True, timeout_s=TIMEOUT_S)
+            rng = random.Random(1)
+            latencies = []
+            for _ in range(QMD_SEARCHES):
+                query = _line(rng, 3)
+                started = time.perf_counter()
+                session.call("search", {"query": query}, timeout_s=TIMEOUT_S)
+                latencies.append((time.perf_counter() - started) * 1000)
+            session.close()
+            report(
+                f"{name} cold start p50",
+                statistics.median(cold_ms),
+                "ms",
+                1500,
+                higher_is_better=False,
+            )
+            report(
+                f"{name} search p50", statistics.median(latencies), "ms", 50, higher_is_better=False
+            )
+            report(
+                f"{name} search p95", percentile(latencies, 0.95), "ms", 200, higher_is_better=False
+            )
+
+
+SECTIONS: dict[str, Callable[[], None]] = {"lexical": bench_lexical, "qmd": bench_qmd}
 
 
 def main(argv: list[str]) -> int:

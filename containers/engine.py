@@ -187,6 +187,7 @@ def probe(engine: Engine, timeout_s: float = PROBE_TIMEOUT_S) -> str:
 
 def build_args(
     *,
+    kind: EngineKind,
     tag: str,
     dockerfile: Path,
     context: Path,
@@ -194,8 +195,11 @@ def build_args(
     secret: Path | None,
 ) -> list[str]:
     """One build. Host networking: build steps reach the registries without a bridge network
-    that we would have to create and remove."""
+    that we would have to create and remove. podman writes Docker-format images because the OCI
+    format has no SHELL instruction (the Dockerfile's pipefail would be dropped)."""
     args = ["build", "--force-rm", "--network", "host", "--tag", tag, "--file", str(dockerfile)]
+    if kind == "podman":
+        args += ["--format", "docker", "--layers"]
     for name in sorted(build_args):
         args += ["--build-arg", f"{name}={build_args[name]}"]
     if secret is not None:

@@ -273,6 +273,7 @@ def capture(session: Session, args: Sequence[str], code: str) -> str:
 def build(session: Session, tag: str, build_args: Mapping[str, str], secret: Path | None) -> float:
     argv = session.engine.argv(
         *eng.build_args(
+            kind=session.engine.kind,
             tag=tag,
             dockerfile=session.root / "Dockerfile",
             context=session.root,

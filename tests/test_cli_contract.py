@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,11 +94,15 @@ def test_validate_rejects_a_duplicate_key_naming_its_pointer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = json.dumps(docs.envelope())
-    path = write(tmp_path / "envelope.json", text.replace('"gaps": [{', '"gaps": [{"reason": "x", '))
+    path = write(
+        tmp_path / "envelope.json", text.replace('"gaps": [{', '"gaps": [{"reason": "x", ')
+    )
 
     code, _, err = run(capsys, "validate", "envelope", path)
 
-    assert_one_line_error(code, err, f"duplicate_key: {path}: duplicate key 'reason' at /gaps/0/reason")
+    assert_one_line_error(
+        code, err, f"duplicate_key: {path}: duplicate key 'reason' at /gaps/0/reason"
+    )
 
 
 @pytest.mark.parametrize(
@@ -218,6 +223,25 @@ def test_canonical_rejects_what_the_strict_parser_rejects(
 
     assert out == ""
     assert_one_line_error(code, err, f"{code_prefix}: {path}")
+
+
+def test_canonical_bytes_are_identical_across_processes_and_hash_seeds(tmp_path: Path) -> None:
+    members = {
+        f"key{n}\u00e9{chr(0x1F600 + n)}": [n, n / 7, {"z": n, "a": None}] for n in range(40)
+    }
+    path = write(tmp_path / "doc.json", members)
+
+    def canonical_in_fresh_process(seed: str) -> bytes:
+        done = subprocess.run(
+            [sys.executable, "-m", "agentic", "canonical", str(path)],
+            capture_output=True,
+            timeout=60,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        return done.stdout
+
+    assert canonical_in_fresh_process("1") == canonical_in_fresh_process("2")
 
 
 def test_tools_prints_the_frozen_definitions_sorted_by_name(

@@ -15,9 +15,11 @@ from agentic.contract.errors import ContractError
 from agentic.locks import (
     MODEL_PATH_ENV,
     OFFLINE_ENVIRONMENT,
+    THREADS_ENV,
     PinnedFile,
     enforce_offline,
     load_agent_model_lock,
+    model_threads,
     parse_agent_model_lock,
     preflight_agent_model,
     resolve_model_path,
@@ -233,3 +235,16 @@ def test_offline_switches_are_forced_on() -> None:
     environ = {"HF_HUB_OFFLINE": "0"}
     enforce_offline(environ)
     assert environ == dict(OFFLINE_ENVIRONMENT)
+
+
+def test_thread_count_comes_from_the_lock_unless_overridden() -> None:
+    lock = parse(lock_bytes(lock_document()))
+    assert model_threads(lock, {}) == 1
+    assert model_threads(lock, {THREADS_ENV: "4"}) == 4
+
+
+@pytest.mark.parametrize("value", ["0", "two", "-1", "2.0", "٣", "1000"])
+def test_thread_override_must_be_a_small_positive_integer(value: str) -> None:
+    lock = parse(lock_bytes(lock_document()))
+    code = error_code(lambda: model_threads(lock, {THREADS_ENV: value}))
+    assert code == "invalid_model_threads"

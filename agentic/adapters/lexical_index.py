@@ -56,6 +56,9 @@ SCHEMA_VERSION = "1"
 BM25_WEIGHTS = (1.5, 4.0, 1.0)  # filepath, title, body
 # SQLite VM instructions between deadline checks: small enough to stop within milliseconds.
 _PROGRESS_STEPS = 1000
+# SQLite's largest integer. The tool schema bounds ``limit`` only from below (and, like the
+# reference's Ajv, takes 1e19 for an integer), so a larger limit is read as "no limit".
+_MAX_LIMIT = 2**63 - 1
 
 _SCHEMA = (
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -226,7 +229,7 @@ class LexicalIndex:
         expression = compile_query(query)
         with self._deadline(deadline) as db:
             rows = db.execute(
-                _SEARCH_SQL, (*BM25_WEIGHTS, expression, collection, limit)
+                _SEARCH_SQL, (*BM25_WEIGHTS, expression, collection, min(limit, _MAX_LIMIT))
             ).fetchall()
         return [Hit(uri=r[0], collection=r[1], rel_path=r[2], title=r[3], score=r[4]) for r in rows]
 

@@ -90,11 +90,9 @@ class LocalModelSettings:
             "agentId": self.agent_id,
             "modelSha256": self.model_sha256,
             "chatFormat": self.chat_format,
-            "runtime": {
-                "contextTokens": self.context_tokens,
-                "batchTokens": self.batch_tokens,
-                "threads": self.threads,
-            },
+            # Threads are left out: they change speed, not arithmetic (a real-model test holds
+            # this). The batch size stays in: it decides how prompt evaluation is split.
+            "runtime": {"contextTokens": self.context_tokens, "batchTokens": self.batch_tokens},
             "budgets": {
                 "maxToolCalls": self.max_tool_calls,
                 "maxOutputTokens": self.max_output_tokens,
@@ -207,6 +205,10 @@ class LocalModelAgent:
             )
         return cls(settings, llm, load_ms)
 
+    @property
+    def settings(self) -> LocalModelSettings:
+        return self._settings
+
     def model_fingerprint(self) -> str:
         return self._fingerprint
 
@@ -294,6 +296,7 @@ class LocalModelSession:
 
     def close(self) -> None:
         self._pending = []
+        self._llm = None  # the agent owns the model; a closed session no longer holds it
 
     # -- generation -----------------------------------------------------------------------------
 

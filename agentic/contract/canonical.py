@@ -44,7 +44,7 @@ def _check(value: Any, pointer: str) -> None:
             if not isinstance(key, str):
                 raise ContractError("non_json_value", f"non-string key {key!r} at {pointer or '/'}")
             _check(key, pointer)
-            _check(item, f"{pointer}/{key}")
+            _check(item, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}")
         return
     raise ContractError(
         "non_json_value", f"{type(value).__name__} is not a JSON value at {pointer or '/'}"

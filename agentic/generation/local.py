@@ -61,15 +61,24 @@ def _load_llama(preflight: ModelPreflight) -> Any:
         ) from None
     runtime = preflight.lock.runtime
     preflight.model.ensure_unchanged()
-    return Llama(
+    llama = Llama(
         model_path=str(preflight.model.path),
         n_ctx=runtime.contextTokens,
         n_batch=runtime.batchTokens,
         n_threads=runtime.threads,
+        n_threads_batch=runtime.threads,
         seed=preflight.lock.trials[0].seed,
         chat_format=preflight.lock.chatFormat,
         verbose=False,
     )
+    expected = preflight.lock.tokenizer.vocabSize
+    if llama.n_vocab() != expected:
+        found = llama.n_vocab()
+        llama.close()
+        raise ContractError(
+            "tokenizer_mismatch", f"model vocabulary has {found} tokens, the lock pins {expected}"
+        )
+    return llama
 
 
 class LocalModel:
@@ -86,11 +95,15 @@ class LocalModel:
 
     @property
     def fingerprint(self) -> str:
+        # Different llama.cpp builds round differently, so the build is part of the identity.
+        from agentic.agents.local_model import build_identity
+
         return fingerprint(
             {
                 "lock": self._preflight.lock.to_json(),
                 "prompt": PROMPT_VERSION,
                 "sampling": SAMPLING,
+                "build": build_identity(),
             }
         )
 

@@ -11,7 +11,7 @@ from agentic.agents.base import Agent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
-from agentic.locks import AGENT_MODEL_LOCK, enforce_offline, preflight_agent_model
+from agentic.locks import AGENT_MODEL_LOCK, enforce_offline, model_threads, preflight_agent_model
 from agentic.resources import locks_dir
 
 CUES_FILE = "fixture-agent.cues.json"
@@ -63,7 +63,7 @@ def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> Agen
         chat_format=lock.chatFormat,
         context_tokens=lock.runtime.contextTokens,
         batch_tokens=lock.runtime.batchTokens,
-        threads=lock.runtime.threads,
+        threads=model_threads(lock, environ),
         max_tool_calls=lock.budgets.maxToolCalls,
         max_output_tokens=lock.budgets.maxOutputTokens,
         sampling=Sampling(

@@ -6,7 +6,15 @@ from agentic.adapters.base import Adapter
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 
-ADAPTER_IDS: tuple[str, ...] = ("capsule", "gno-mcp", "lexical", "mcp-reference", "oracle")
+ADAPTER_IDS: tuple[str, ...] = (
+    "capsule",
+    "gno-mcp",
+    "lexical",
+    "mcp-reference",
+    "oracle",
+    "qmd",
+    "qmd-lex",
+)
 DEFAULT_ADAPTERS: tuple[str, ...] = ("capsule", "lexical", "mcp-reference")
 
 
@@ -26,7 +34,7 @@ def create_adapter(adapter_id: str, fixture: Fixture) -> Adapter:
         return OracleAdapter(
             fixture.snapshot, {task.taskId: fixture.oracle(task.taskId) for task in fixture.tasks}
         )
-    if adapter_id in ("mcp-reference", "gno-mcp"):
+    if adapter_id in ("mcp-reference", "gno-mcp", "qmd-lex", "qmd"):
         from agentic.adapters.mcp.adapter import McpAdapter
         from agentic.adapters.mcp.profiles import profile_by_id
 

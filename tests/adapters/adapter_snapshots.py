@@ -29,8 +29,12 @@ def snapshot_of(files: Iterable[CorpusFile]) -> CorpusSnapshot:
     ordered = tuple(sorted(files, key=lambda f: f.uri))
     records = sorted(
         (
-            {"taskId": f.task_id, "collection": f.collection, "relPath": f.rel_path,
-             "sourceHash": f.source_hash}
+            {
+                "taskId": f.task_id,
+                "collection": f.collection,
+                "relPath": f.rel_path,
+                "sourceHash": f.source_hash,
+            }
             for f in ordered
         ),
         key=lambda r: "\0".join((r["taskId"], r["collection"], r["relPath"], r["sourceHash"])),
@@ -118,16 +122,20 @@ def make_oracle(
         coordinate = file.span_evidence(start, end)
         assert coordinate is not None
         evidence.append(coordinate.to_json())
-    claims = [] if not required else [
-        {
-            "claimKey": claim_key,
-            "expectedValue": {"type": "string", "value": "30 days"},
-            "normalizer": {"id": "exact-v1", "version": 1},
-            "requiredEvidence": evidence,
-            "optionalEvidence": [],
-            "forbiddenEvidence": [],
-        }
-    ]
+    claims = (
+        []
+        if not required
+        else [
+            {
+                "claimKey": claim_key,
+                "expectedValue": {"type": "string", "value": "30 days"},
+                "normalizer": {"id": "exact-v1", "version": 1},
+                "requiredEvidence": evidence,
+                "optionalEvidence": [],
+                "forbiddenEvidence": [],
+            }
+        ]
+    )
     return HiddenOracle.model_validate(
         {
             "schemaVersion": "1.0",

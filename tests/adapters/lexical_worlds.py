@@ -1,4 +1,4 @@
-"""Open a session of one in-process adapter on a handful of documents, for adapter-specific tests."""
+"""Sessions of the in-process adapters on a handful of documents, for adapter-specific tests."""
 
 from __future__ import annotations
 

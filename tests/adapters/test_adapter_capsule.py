@@ -76,8 +76,19 @@ def test_the_payload_e_tuples_are_exactly_the_bundle_evidence(tmp_path: Path) ->
     result = bundle(tmp_path).result
 
     assert payload(result)["e"] == [
-        [e.uri, e.startLine, e.endLine, e.sourceHash, e.sourceHash, e.spanHash, e.text,
-         None, None, [], "unavailable"]
+        [
+            e.uri,
+            e.startLine,
+            e.endLine,
+            e.sourceHash,
+            e.sourceHash,
+            e.spanHash,
+            e.text,
+            None,
+            None,
+            [],
+            "unavailable",
+        ]
         for e in result.evidence
     ]
     assert {e.backendHashUnavailableReason for e in result.evidence} == {READ_HASH_REASON}

@@ -84,7 +84,7 @@ def test_facets_sort_by_utf16_code_units() -> None:
 def test_variants_are_the_query_the_quoted_query_then_each_quoted_facet() -> None:
     plan = plan_query("Retention period", ("retentionPeriod",))
 
-    assert plan.variants == ('Retention period', '"Retention period"', '"period"', '"retention"')
+    assert plan.variants == ("Retention period", '"Retention period"', '"period"', '"retention"')
 
 
 def test_quoting_a_variant_doubles_inner_quotes() -> None:
@@ -113,8 +113,9 @@ def test_an_agent_query_the_grammar_rejects_is_an_invalid_search_query() -> None
 
 
 def test_a_candidate_without_facets_is_omitted_as_redundant_coverage() -> None:
-    selection = select([candidate(DOC_A, 3, ["x"]), candidate(DOC_A, 4, [])], one_call=False,
-                       fits=always)
+    selection = select(
+        [candidate(DOC_A, 3, ["x"]), candidate(DOC_A, 4, [])], one_call=False, fits=always
+    )
 
     assert lines(selection.selected) == [("gno://c001/a.md", 3, 3)]
     assert omitted(selection.omissions) == [("gno://c001/a.md", 4, "redundant_coverage")]
@@ -206,7 +207,11 @@ def test_a_candidate_that_does_not_fit_the_budget_is_omitted_and_selection_goes_
 
 def test_a_one_call_task_keeps_only_the_candidates_with_the_most_facets() -> None:
     selection = select(
-        [candidate(DOC_A, 3, ["x", "y"]), candidate(DOC_A, 4, ["z"]), candidate(DOC_B, 3, ["x", "z"])],
+        [
+            candidate(DOC_A, 3, ["x", "y"]),
+            candidate(DOC_A, 4, ["z"]),
+            candidate(DOC_B, 3, ["x", "z"]),
+        ],
         one_call=True,
         fits=always,
     )

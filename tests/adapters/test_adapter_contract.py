@@ -51,7 +51,9 @@ def world() -> AdapterWorld:
 
 
 @pytest.fixture
-def session(factory: AdapterFactory, world: AdapterWorld, tmp_path: Path) -> Iterator[AdapterSession]:
+def session(
+    factory: AdapterFactory, world: AdapterWorld, tmp_path: Path
+) -> Iterator[AdapterSession]:
     with open_session(factory.build(world), world.snapshot, tmp_path / "root", TASK) as opened:
         yield opened
 
@@ -62,7 +64,9 @@ def failure(session: AdapterSession, tool: str, **arguments: Any) -> AdapterCall
     return raised.value
 
 
-def assert_exact_evidence(result: ToolResult, snapshot: CorpusSnapshot, collections: set[str]) -> None:
+def assert_exact_evidence(
+    result: ToolResult, snapshot: CorpusSnapshot, collections: set[str]
+) -> None:
     """Every evidence item is an exact, harness-observed span of a visible snapshot file."""
     for item in result.evidence:
         file = snapshot.by_uri(item.uri)
@@ -117,8 +121,10 @@ def test_two_preparations_of_one_corpus_give_the_same_index_fingerprint(
 def test_a_changed_corpus_gives_another_index_fingerprint(
     factory: AdapterFactory, world: AdapterWorld, tmp_path: Path
 ) -> None:
-    files = [f if f.uri != POLICY_URI else corpus_file("c001", "policy.md", POLICY + "\n")
-             for f in standard_files()]
+    files = [
+        f if f.uri != POLICY_URI else corpus_file("c001", "policy.md", POLICY + "\n")
+        for f in standard_files()
+    ]
     changed = AdapterWorld(snapshot=snapshot_of(files), oracles={})
     assert changed.snapshot.fingerprint != world.snapshot.fingerprint
 
@@ -345,7 +351,9 @@ def test_multi_get_reads_each_uri_whole_in_request_order(
 ) -> None:
     result = call(session, "multi_get", uris=[DRAFT_URI, POLICY_URI]).result
 
-    draft_lines = world.snapshot.by_uri(DRAFT_URI).lines  # type: ignore[union-attr]
+    draft = world.snapshot.by_uri(DRAFT_URI)
+    assert draft is not None
+    draft_lines = draft.lines
     assert result.resultRole == "source"
     assert result.content == "\n".join([*draft_lines, *POLICY_LINES])
     assert coordinates(result) == [

@@ -25,11 +25,12 @@ from tests.adapters.adapter_sessions import TIMEOUT_S, call, open_session
 from tests.adapters.adapter_snapshots import make_task
 from tests.adapters.lexical_worlds import filler, lexical_session, snapshot_from
 
+BODY = "The plan covers the rollout of the new gateway and more words."
 WEIGHTED = snapshot_from(
     {
-        "c001/a.md": "# Zephyr\n\nThe plan covers the rollout of the new gateway and more words.\n",
+        "c001/a.md": f"# Zephyr\n\n{BODY}\n",
         "c001/b.md": "# Gateway\n\nZephyr zephyr rollout of the new gateway and more words now.\n",
-        "c001/zephyr.md": "# Other\n\nThe plan covers the rollout of the new gateway and more words.\n",
+        "c001/zephyr.md": f"# Other\n\n{BODY}\n",
         "c001/d.md": "# Other\n\nThe plan covers the zephyr rollout of the new gateway and more.\n",
         **filler(8),
     }
@@ -43,7 +44,7 @@ def search(snapshot: CorpusSnapshot, tmp_path: Path, **arguments: Any) -> ToolRe
 
 def hits(result: ToolResult) -> list[dict[str, Any]]:
     payload = json.loads(result.content)
-    scopes = payload["scopes"] if "scopes" in payload else [payload]
+    scopes = payload.get("scopes", [payload])
     return [hit for scope in scopes for hit in scope["results"]]
 
 
@@ -52,9 +53,10 @@ def hit_uris(result: ToolResult) -> list[str]:
 
 
 def search_error(snapshot: CorpusSnapshot, tmp_path: Path, query: str) -> AdapterCallError:
-    with lexical_session(snapshot, tmp_path / "root") as session, pytest.raises(
-        AdapterCallError
-    ) as raised:
+    with (
+        lexical_session(snapshot, tmp_path / "root") as session,
+        pytest.raises(AdapterCallError) as raised,
+    ):
         call(session, "search", query=query)
     return raised.value
 
@@ -95,9 +97,7 @@ def test_raw_scores_are_fts5_bm25_with_the_contract_weights(tmp_path: Path) -> N
 
 def test_documents_with_equal_scores_are_ordered_by_uri(tmp_path: Path) -> None:
     text = "# Note\n\nThe quartz valve is closed.\n"
-    snapshot = snapshot_from(
-        {"c001/z.md": text, "c001/m.md": text, "c001/a.md": text, **filler(4)}
-    )
+    snapshot = snapshot_from({"c001/z.md": text, "c001/m.md": text, "c001/a.md": text, **filler(4)})
 
     result = search(snapshot, tmp_path, query="quartz")
 
@@ -125,6 +125,11 @@ def test_limit_caps_the_hits_of_each_scope(tmp_path: Path) -> None:
         "gno://c001/a.md",
         "gno://c001/b.md",
     ]
+
+
+@pytest.mark.parametrize("limit", [2**63, 1e19])
+def test_a_limit_beyond_sqlites_integer_range_means_no_limit(tmp_path: Path, limit: float) -> None:
+    assert len(hits(search(WEIGHTED, tmp_path, query="zephyr", limit=limit))) == 4
 
 
 # --- normalization --------------------------------------------------------------------------------
@@ -246,8 +251,13 @@ def test_a_query_that_matches_nothing_is_an_ok_empty_result(tmp_path: Path) -> N
 def test_unsupported_search_options_are_accepted_and_ignored(tmp_path: Path) -> None:
     plain = search(WEIGHTED, tmp_path / "a", query="zephyr")
     decorated = search(
-        WEIGHTED, tmp_path / "b", query="zephyr", rerank=True, filters={"lang": "en"},
-        lang="de", tagsAll=["x"],
+        WEIGHTED,
+        tmp_path / "b",
+        query="zephyr",
+        rerank=True,
+        filters={"lang": "en"},
+        lang="de",
+        tagsAll=["x"],
     )
 
     assert decorated == plain
@@ -256,8 +266,9 @@ def test_unsupported_search_options_are_accepted_and_ignored(tmp_path: Path) -> 
 def test_reads_cost_two_backend_invocations_per_uri(tmp_path: Path) -> None:
     with lexical_session(WEIGHTED, tmp_path / "root") as session:
         one = call(session, "get", uri="gno://c001/a.md")
-        three = call(session, "multi_get", uris=["gno://c001/a.md", "gno://c001/b.md",
-                                                 "gno://c001/d.md"])
+        three = call(
+            session, "multi_get", uris=["gno://c001/a.md", "gno://c001/b.md", "gno://c001/d.md"]
+        )
 
     assert (one.backend_invocations, three.backend_invocations) == (2, 6)
 
@@ -278,7 +289,7 @@ def test_reads_cost_two_backend_invocations_per_uri(tmp_path: Path) -> None:
         ('retention -"old policy"', '"retention"* NOT "old policy"'),
         ("foo:bar (baz)", '"foobar"* AND "baz"*'),
         ("Ünïcode 日本語", '"ünïcode"* AND "日本語"*'),
-        ("o'neil snake_case", "\"o'neil\"* AND \"snake_case\"*"),
+        ("o'neil snake_case", '"o\'neil"* AND "snake_case"*'),
         ("_ ' retention", '"retention"*'),
         ('x "" y', '"x"* AND "y"*'),
         ("NEAR(a b) OR c", '"neara"* AND "b"* AND "or"* AND "c"*'),
@@ -351,7 +362,9 @@ def test_stored_text_that_fails_its_hash_is_never_served(tmp_path: Path) -> None
     adapter = LexicalAdapter(WEIGHTED)
     prepared = adapter.prepare(WEIGHTED, tmp_path / "root", timeout_s=TIMEOUT_S)
     with sqlite3.connect(prepared.root / INDEX_FILE) as db:
-        db.execute("UPDATE documents SET source = ? WHERE uri = ?", (b"tampered", "gno://c001/a.md"))
+        db.execute(
+            "UPDATE documents SET source = ? WHERE uri = ?", (b"tampered", "gno://c001/a.md")
+        )
     session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
     try:
         session.reset(make_task(["c001"]), readiness_probe=False, timeout_s=TIMEOUT_S)

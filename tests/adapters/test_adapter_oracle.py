@@ -61,9 +61,10 @@ def test_an_abstention_task_gets_an_ok_empty_result(tmp_path: Path) -> None:
 
 def test_a_task_without_an_oracle_is_a_harness_error(tmp_path: Path) -> None:
     adapter = OracleAdapter(SNAPSHOT, {})
-    with open_session(adapter, SNAPSHOT, tmp_path / "root", TASK) as session, pytest.raises(
-        AdapterError
-    ) as raised:
+    with (
+        open_session(adapter, SNAPSHOT, tmp_path / "root", TASK) as session,
+        pytest.raises(AdapterError) as raised,
+    ):
         call(session, "search", query="x")
 
     assert (raised.value.code, raised.value.failure_class) == ("oracle_not_found", "harness_error")

@@ -43,17 +43,37 @@ def evidence(line: int, text: str, *, backend: bool = False) -> ToolEvidence:
 ITEMS = (evidence(3, "Launch: 2026-09-14", backend=True), evidence(4, "Owner: Priya"))
 
 
-def result(role: str = "source", content: str = "text", items: tuple[ToolEvidence, ...] = ITEMS
-           ) -> ToolResult:
+def result(
+    role: str = "source", content: str = "text", items: tuple[ToolEvidence, ...] = ITEMS
+) -> ToolResult:
     return ToolResult.model_validate(
-        {"status": "ok", "resultRole": role, "content": content,
-         "evidence": [e.to_json() for e in items], "errorCode": None}
+        {
+            "status": "ok",
+            "resultRole": role,
+            "content": content,
+            "evidence": [e.to_json() for e in items],
+            "errorCode": None,
+        }
     )
 
 
 def context_payload(items: tuple[ToolEvidence, ...]) -> str:
-    tuples = [[e.uri, e.startLine, e.endLine, e.sourceHash, e.sourceHash, e.spanHash, e.text,
-               None, None, [], "unavailable"] for e in items]
+    tuples: list[list[Any]] = [
+        [
+            e.uri,
+            e.startLine,
+            e.endLine,
+            e.sourceHash,
+            e.sourceHash,
+            e.spanHash,
+            e.text,
+            None,
+            None,
+            [],
+            "unavailable",
+        ]
+        for e in items
+    ]
     return canonical_text({"v": "gno-context-agent-v1", "e": tuples})
 
 
@@ -103,8 +123,19 @@ def test_callers_get_copies_so_the_contract_cannot_be_mutated() -> None:
         ("get", {"uri": "gno://c001/a.md"}),
         ("get", {"uri": "gno://c001/a.md", "fromLine": 3, "lineCount": 1}),
         ("multi_get", {"uris": ["gno://c001/a.md"], "maxBytes": 100}),
-        ("search", {"query": "x", "collection": "c001", "filters": {"lang": "en"}, "limit": 5,
-                    "minScore": 0.5, "queryModes": [{}], "fast": True, "tagsAny": ["a"]}),
+        (
+            "search",
+            {
+                "query": "x",
+                "collection": "c001",
+                "filters": {"lang": "en"},
+                "limit": 5,
+                "minScore": 0.5,
+                "queryModes": [{}],
+                "fast": True,
+                "tagsAny": ["a"],
+            },
+        ),
     ],
 )
 def test_arguments_within_the_schema_have_no_error(tool: str, arguments: dict[str, Any]) -> None:
@@ -135,7 +166,10 @@ def test_the_projection_drops_every_backend_field_and_keeps_the_rest() -> None:
         for e in ITEMS
     ]
     assert {k: projected[k] for k in ("status", "resultRole", "content", "errorCode")} == {
-        "status": "ok", "resultRole": "source", "content": "text", "errorCode": None
+        "status": "ok",
+        "resultRole": "source",
+        "content": "text",
+        "errorCode": None,
     }
     shown = canonical_text(projected)
     assert "b" * 64 not in shown and "c" * 64 not in shown and "no backend hashes" not in shown
@@ -152,8 +186,10 @@ def test_a_bundle_whose_payload_carries_every_item_is_not_charged_twice() -> Non
 
 
 def test_a_bundle_whose_evidence_objects_carry_every_item_is_not_charged_twice() -> None:
-    objects = [{"uri": e.uri, "startLine": e.startLine, "endLine": e.endLine,
-                "passageHash": e.spanHash} for e in ITEMS]
+    objects = [
+        {"uri": e.uri, "startLine": e.startLine, "endLine": e.endLine, "passageHash": e.spanHash}
+        for e in ITEMS
+    ]
     bundle = result("evidence_bundle", json.dumps({"evidence": objects}))
 
     assert project_result(bundle).evidence == ()
@@ -185,10 +221,14 @@ def test_visible_bytes_are_the_utf8_size_of_the_canonical_projection() -> None:
 
 
 def test_an_error_result_projects_its_code() -> None:
-    failed = ToolResult(status="error", resultRole="candidates", content="", evidence=(),
-                        errorCode="gno_timeout")
+    failed = ToolResult(
+        status="error", resultRole="candidates", content="", evidence=(), errorCode="gno_timeout"
+    )
 
     assert project_result(failed).to_json() == {
-        "status": "error", "resultRole": "candidates", "content": "", "evidence": [],
+        "status": "error",
+        "resultRole": "candidates",
+        "content": "",
+        "evidence": [],
         "errorCode": "gno_timeout",
     }

@@ -27,6 +27,7 @@ from agentic.fixture.loader import Fixture, load_fixture
 from agentic.locks import (
     AGENT_MODEL_LOCK,
     MODEL_PATH_ENV,
+    THREADS_ENV,
     load_agent_model_lock,
     resolve_model_path,
 )
@@ -91,15 +92,34 @@ class World:
         )
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+def build_world(tmp_path_factory: pytest.TempPathFactory, environ: dict[str, str]) -> World:
     fixture = load_fixture(write_tiny_fixture(tmp_path_factory.mktemp("tiny")))
-    lane = local_model_lane(LOCK_PATH, dict(os.environ))
+    lane = local_model_lane(LOCK_PATH, environ)
     adapter = LexicalAdapter(fixture.snapshot)
     prepared = adapter.prepare(fixture.snapshot, tmp_path_factory.mktemp("index"), timeout_s=60)
-    executor = BoundedExecutor()
-    yield World(fixture, lane, adapter, prepared, executor)
-    executor.close()
+    return World(fixture, lane, adapter, prepared, BoundedExecutor())
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    built = build_world(tmp_path_factory, dict(os.environ))
+    yield built
+    built.executor.close()
+
+
+@dataclass(frozen=True)
+class Runs:
+    fresh: list[TrajectoryReceipt]  # a newly loaded model per pair, as in a cold cohort
+    shared: list[TrajectoryReceipt]  # one model for every pair, as in a warm cohort
+
+
+@pytest.fixture(scope="module")
+def runs(world: World) -> Runs:
+    trial = world.lane.trials[0]
+    fresh = [world.pair(world.agent(), task_id, trial) for task_id in TASK_IDS]
+    shared_agent = world.agent()
+    shared = [world.pair(shared_agent, task_id, trial) for task_id in TASK_IDS]
+    return Runs(fresh, shared)
 
 
 def canonical(receipts: list[TrajectoryReceipt]) -> list[str]:
@@ -159,20 +179,36 @@ def test_tokens_are_counted_with_the_models_own_tokenizer(world: World) -> None:
 # --- trials -----------------------------------------------------------------------------------
 
 
-def test_every_pair_yields_a_schema_valid_receipt_without_harness_errors(world: World) -> None:
-    agent = world.agent()
-    trial = world.lane.trials[0]
-    for task_id in TASK_IDS:
-        receipt = world.pair(agent, task_id, trial)
+def test_every_pair_yields_a_schema_valid_receipt_without_harness_errors(runs: Runs) -> None:
+    for receipt in [*runs.fresh, *runs.shared]:
         assert schema_errors("trajectory-receipt", receipt.to_json()) == []
         assert receipt.canonical.failure.class_ in ("none", "agent_error")
-        delivered = [c for c in receipt.canonical.calls if c.deliveredToAgent]
-        assert all(c.measuredTokens is not None for c in delivered)
 
 
-def test_fresh_and_reused_models_write_identical_canonical_receipts(world: World) -> None:
-    trial = world.lane.trials[1]
-    cold = [world.pair(world.agent(), task_id, trial) for task_id in TASK_IDS]
-    shared = world.agent()
-    warm = [world.pair(shared, task_id, trial) for task_id in TASK_IDS]
-    assert canonical(cold) == canonical(warm)
+def test_every_delivered_result_is_counted_with_the_tokenizer_fingerprint(runs: Runs) -> None:
+    delivered = [c for r in runs.fresh for c in r.canonical.calls if c.deliveredToAgent]
+    assert delivered, "the model made no call on any task"
+    assert all(c.measuredTokens is not None for c in delivered)
+    assert len({c.tokenizerFingerprint for c in delivered}) == 1
+
+
+def test_fresh_and_reused_models_write_identical_canonical_receipts(runs: Runs) -> None:
+    assert canonical(runs.fresh) == canonical(runs.shared)
+
+
+def test_thread_count_does_not_change_the_receipt(
+    world: World, runs: Runs, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    threads = runs_threads(world)
+    other = build_world(tmp_path_factory, {**os.environ, THREADS_ENV: "2" if threads == 1 else "1"})
+    try:
+        agent = other.agent()
+        receipt = other.pair(agent, TASK_IDS[0], world.lane.trials[0])
+    finally:
+        other.executor.close()
+    assert agent.settings.threads != threads
+    assert canonical([receipt]) == canonical(runs.fresh[:1])
+
+
+def runs_threads(world: World) -> int:
+    return world.agent().settings.threads

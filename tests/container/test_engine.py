@@ -136,6 +136,7 @@ def test_a_working_engine_reports_its_version(tmp_path: Path) -> None:
 
 def test_build_passes_the_ca_bundle_as_a_secret_and_the_context_last(tmp_path: Path) -> None:
     args = eng.build_args(
+        kind="docker",
         tag="localhost/agentic-kit:dev",
         dockerfile=tmp_path / "Dockerfile",
         context=tmp_path,
@@ -149,9 +150,26 @@ def test_build_passes_the_ca_bundle_as_a_secret_and_the_context_last(tmp_path: P
 
 def test_build_without_a_ca_bundle_sends_no_secret(tmp_path: Path) -> None:
     args = eng.build_args(
-        tag="t", dockerfile=tmp_path / "Dockerfile", context=tmp_path, build_args={}, secret=None
+        kind="docker",
+        tag="t",
+        dockerfile=tmp_path / "Dockerfile",
+        context=tmp_path,
+        build_args={},
+        secret=None,
     )
     assert "--secret" not in args
+
+
+def test_podman_builds_docker_format_images_so_that_shell_applies(tmp_path: Path) -> None:
+    args = eng.build_args(
+        kind="podman",
+        tag="t",
+        dockerfile=tmp_path / "Dockerfile",
+        context=tmp_path,
+        build_args={},
+        secret=None,
+    )
+    assert args[args.index("--format") + 1] == "docker"
 
 
 def test_lanes_run_without_a_network_and_are_removed_afterwards() -> None:

@@ -221,8 +221,11 @@ def report() -> dict[str, Any]:
             "pythonVersion": "3.11.7",
             "platform": "linux",
             "architecture": "x64",
-            "git": {"commit": "0123456789abcdef0123456789abcdef01234567", "dirty": False,
-                    "unavailableReason": None},
+            "git": {
+                "commit": "0123456789abcdef0123456789abcdef01234567",
+                "dirty": False,
+                "unavailableReason": None,
+            },
             "fixtureVersion": "2026-07-22.1",
             "agentId": "fixture-agent-v1",
             "trials": [{"trialId": "fixture-01", "seed": 0}],
@@ -237,15 +240,25 @@ def report() -> dict[str, Any]:
                 "observations": {
                     "preparationMs": 703.015,
                     "preparationUnavailableReason": None,
-                    "details": {"documents": 34, "tokenizer": "snowball english", "vectors": False,
-                                "model": None},
+                    "details": {
+                        "documents": 34,
+                        "tokenizer": "snowball english",
+                        "vectors": False,
+                        "model": None,
+                    },
                 },
             }
         ],
         "attemptedPairs": 2,
         "scoredPairs": 1,
-        "exclusions": [{**identity(), "lifecycle": "warm", "failureClass": "harness_error",
-                        "reason": "warm_cohort_corrupted"}],
+        "exclusions": [
+            {
+                **identity(),
+                "lifecycle": "warm",
+                "failureClass": "harness_error",
+                "reason": "warm_cohort_corrupted",
+            }
+        ],
         "receipts": [receipt()],
         "scores": [{**identity(), "score": task_score()}],
         "capsuleReplays": [{**identity(), "first": payload, "second": dict(payload)}],

@@ -18,9 +18,11 @@ task_ids = st.from_regex(r"t[0-9a-f]{7}", fullmatch=True)
 claim_keys = st.from_regex(r"[a-z][a-zA-Z0-9]{0,6}", fullmatch=True)
 collections = st.from_regex(r"c[0-9a-f]{3}", fullmatch=True)
 tool_names = st.from_regex(r"[a-z][a-z0-9_-]{0,8}", fullmatch=True)
-# JSON text cannot carry lone surrogates (the strict parser rejects them), so neither do we.
-texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
-non_empty_texts = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=12)
+# JSON text cannot carry lone surrogates (the strict parser rejects them), so neither do we:
+# every character UTF-8 can encode, which is every one but a surrogate.
+json_characters = st.characters(codec="utf-8")
+texts = st.text(json_characters, max_size=12)
+non_empty_texts = st.text(json_characters, min_size=1, max_size=12)
 safe_ints = st.integers(min_value=-(2**53 - 1), max_value=2**53 - 1)
 non_negative_ints = st.integers(min_value=0, max_value=2**53 - 1)
 positive_ints = st.integers(min_value=1, max_value=2**31)
@@ -134,8 +136,13 @@ def oracles(draw: Draw) -> dict[str, Any]:
             "normalizer": st.fixed_dictionaries(
                 {
                     "id": st.sampled_from(
-                        ["exact-v1", "trim-lower-v1", "identifier-v1", "iso-date-v1",
-                         "string-set-v1"]
+                        [
+                            "exact-v1",
+                            "trim-lower-v1",
+                            "identifier-v1",
+                            "iso-date-v1",
+                            "string-set-v1",
+                        ]
                     ),
                     "version": st.just(1),
                 }
@@ -161,9 +168,7 @@ def oracles(draw: Draw) -> dict[str, Any]:
             "maxModelVisibleBytes": draw(positive_ints),
             "failOnUnexpectedEvidence": draw(st.booleans()),
         },
-        "leakCanaries": draw(
-            _unique_list(st.text(st.characters(exclude_categories=("Cs",)), min_size=8))
-        ),
+        "leakCanaries": draw(_unique_list(st.text(json_characters, min_size=8, max_size=16))),
     }
 
 
@@ -180,8 +185,7 @@ def envelopes(draw: Draw) -> dict[str, Any]:
         {
             "claimKey": claim_keys,
             "reason": st.sampled_from(
-                ["missing_evidence", "conflicting_evidence", "budget_exhausted",
-                 "tool_unavailable"]
+                ["missing_evidence", "conflicting_evidence", "budget_exhausted", "tool_unavailable"]
             ),
         }
     )
@@ -345,15 +349,21 @@ def task_scores(draw: Draw) -> dict[str, Any]:
 @st.composite
 def _replay_payloads(draw: Draw) -> dict[str, Any]:
     return {
-        "canonicalJson": draw(st.text(st.characters(exclude_categories=("Cs",)), min_size=2)),
+        "canonicalJson": draw(st.text(json_characters, min_size=2, max_size=16)),
         "sha256": draw(sha256),
     }
 
 
 @st.composite
 def _promotions(draw: Draw) -> dict[str, Any]:
-    rates = ("baselineSuccessRate", "candidateSuccessRate", "agentCallReduction",
-             "contextByteReduction", "claimLinkageRate", "unsupportedClaimReduction")
+    rates = (
+        "baselineSuccessRate",
+        "candidateSuccessRate",
+        "agentCallReduction",
+        "contextByteReduction",
+        "claimLinkageRate",
+        "unsupportedClaimReduction",
+    )
     counts = ("baselineUnsupportedClaims", "candidateUnsupportedClaims")
     metrics = {name: draw(_nullable(numbers)) for name in rates}
     metrics.update({name: draw(_nullable(non_negative_ints)) for name in counts})
@@ -409,12 +419,16 @@ def reports(draw: Draw) -> dict[str, Any]:
     )
     exclusion = st.builds(
         lambda ident, cls, reason: {**ident, "failureClass": cls, "reason": reason},
-        _identities(), failure_classes, texts,
+        _identities(),
+        failure_classes,
+        texts,
     )
     score = st.builds(lambda ident, s: {**ident, "score": s}, _identities(), task_scores())
     replay = st.builds(
         lambda ident, first, second: {**ident, "first": first, "second": second},
-        _identities(adapter=st.just("capsule")), _replay_payloads(), _replay_payloads(),
+        _identities(adapter=st.just("capsule")),
+        _replay_payloads(),
+        _replay_payloads(),
     )
     report: dict[str, Any] = {
         "schemaVersion": "1.0",
@@ -428,7 +442,7 @@ def reports(draw: Draw) -> dict[str, Any]:
         "attemptedPairs": draw(non_negative_ints),
         "scoredPairs": draw(non_negative_ints),
         "exclusions": draw(st.lists(exclusion, max_size=2)),
-        "receipts": draw(st.lists(receipts(), max_size=2)),
+        "receipts": draw(st.lists(receipts(), max_size=1)),  # receipts are tested on their own
         "scores": draw(st.lists(score, max_size=2)),
         "capsuleReplays": draw(st.lists(replay, max_size=1)),
         "promotion": draw(_nullable(_promotions())),

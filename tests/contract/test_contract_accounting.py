@@ -41,9 +41,9 @@ def failed(receipt: dict[str, Any], code: str, failure_class: str = "agent_error
     receipt["stopReason"] = "error"
 
 
-def issues(receipt: dict[str, Any], call_bytes: Callable[[ToolResult], int] | None = None) -> list[
-    str
-]:
+def issues(
+    receipt: dict[str, Any], call_bytes: Callable[[ToolResult], int] | None = None
+) -> list[str]:
     return accounting_issues(CanonicalReceipt.model_validate(receipt), call_bytes=call_bytes)
 
 
@@ -72,8 +72,9 @@ def test_an_undelivered_terminal_call_still_counts_as_an_agent_call() -> None:
 
 def test_call_indexes_must_equal_array_positions() -> None:
     receipt = canonical()
-    receipt.update(calls=[call(0), call(2)], agentCalls=2, backendInvocations=2,
-                   modelVisibleUtf8Bytes=840)
+    receipt.update(
+        calls=[call(0), call(2)], agentCalls=2, backendInvocations=2, modelVisibleUtf8Bytes=840
+    )
 
     assert issues(receipt) == ["call_index_sequence_invalid"]
 
@@ -83,9 +84,7 @@ def test_backend_invocations_must_be_the_sum_over_calls() -> None:
 
 
 def test_model_visible_bytes_must_be_the_sum_over_calls() -> None:
-    assert issues({**canonical(), "modelVisibleUtf8Bytes": 421}) == [
-        "model_visible_bytes_mismatch"
-    ]
+    assert issues({**canonical(), "modelVisibleUtf8Bytes": 421}) == ["model_visible_bytes_mismatch"]
 
 
 def test_each_delivered_call_must_be_charged_its_projected_bytes() -> None:
@@ -143,8 +142,12 @@ def test_only_the_last_call_may_be_undelivered() -> None:
 def test_at_most_one_call_is_undelivered() -> None:
     receipt = canonical()
     failed(receipt, "context_byte_budget_exceeded")
-    receipt.update(calls=[undelivered(0), undelivered(1)], agentCalls=2, backendInvocations=0,
-                   modelVisibleUtf8Bytes=0)
+    receipt.update(
+        calls=[undelivered(0), undelivered(1)],
+        agentCalls=2,
+        backendInvocations=0,
+        modelVisibleUtf8Bytes=0,
+    )
 
     assert issues(receipt) == ["undelivered_call_failure_mismatch"]
 
@@ -170,8 +173,13 @@ def tokenized(index: int, tokens: int | None, tokenizer: str | None = HASH_C) ->
 
 def test_measured_tokens_are_the_sum_when_every_delivered_call_was_measured() -> None:
     receipt = canonical()
-    receipt.update(calls=[tokenized(0, 7), tokenized(1, 5)], agentCalls=2, backendInvocations=2,
-                   modelVisibleUtf8Bytes=840, measuredTokens=12)
+    receipt.update(
+        calls=[tokenized(0, 7), tokenized(1, 5)],
+        agentCalls=2,
+        backendInvocations=2,
+        modelVisibleUtf8Bytes=840,
+        measuredTokens=12,
+    )
 
     assert issues(receipt) == []
     assert issues({**receipt, "measuredTokens": 11}) == ["measured_tokens_mismatch"]
@@ -180,8 +188,12 @@ def test_measured_tokens_are_the_sum_when_every_delivered_call_was_measured() ->
 
 def test_measured_tokens_are_null_when_some_delivered_call_was_not_measured() -> None:
     receipt = canonical()
-    receipt.update(calls=[tokenized(0, 7), tokenized(1, None)], agentCalls=2,
-                   backendInvocations=2, modelVisibleUtf8Bytes=840)
+    receipt.update(
+        calls=[tokenized(0, 7), tokenized(1, None)],
+        agentCalls=2,
+        backendInvocations=2,
+        modelVisibleUtf8Bytes=840,
+    )
 
     assert issues({**receipt, "measuredTokens": None}) == []
     assert issues({**receipt, "measuredTokens": 7}) == ["measured_tokens_mismatch"]
@@ -189,8 +201,9 @@ def test_measured_tokens_are_null_when_some_delivered_call_was_not_measured() ->
 
 def test_measured_tokens_are_null_when_nothing_was_delivered() -> None:
     receipt = canonical()
-    receipt.update(calls=[], agentCalls=0, backendInvocations=0, modelVisibleUtf8Bytes=0,
-                   measuredTokens=0)
+    receipt.update(
+        calls=[], agentCalls=0, backendInvocations=0, modelVisibleUtf8Bytes=0, measuredTokens=0
+    )
 
     assert issues(receipt) == ["measured_tokens_mismatch"]
 
@@ -211,8 +224,13 @@ def test_an_unmeasured_call_has_no_tokenizer_fingerprint() -> None:
 
 def test_all_calls_use_one_tokenizer() -> None:
     receipt = canonical()
-    receipt.update(calls=[tokenized(0, 7), tokenized(1, 5, "d" * 64)], agentCalls=2,
-                   backendInvocations=2, modelVisibleUtf8Bytes=840, measuredTokens=12)
+    receipt.update(
+        calls=[tokenized(0, 7), tokenized(1, 5, "d" * 64)],
+        agentCalls=2,
+        backendInvocations=2,
+        modelVisibleUtf8Bytes=840,
+        measuredTokens=12,
+    )
 
     assert issues(receipt) == ["tokenizer_fingerprint_mismatch"]
 
@@ -250,7 +268,11 @@ def test_a_null_envelope_needs_stop_reason_error_and_a_failure() -> None:
 
 def test_an_envelope_with_a_failure_is_invalid() -> None:
     receipt = canonical()
-    receipt["failure"] = {"class": "agent_error", "code": "disallowed_tool", "redactedMessage": None}
+    receipt["failure"] = {
+        "class": "agent_error",
+        "code": "disallowed_tool",
+        "redactedMessage": None,
+    }
 
     assert issues(receipt) == ["failure_envelope_invariant_invalid"]
 

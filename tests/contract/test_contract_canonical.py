@@ -109,7 +109,7 @@ def test_object_members_come_out_in_utf16_key_order(value: dict[str, int]) -> No
 
 
 def test_strings_escape_only_what_json_requires() -> None:
-    value = "quote\" backslash\\ slash/ \b\f\n\r\t \x00\x1f \x7f é \u2028 😀"
+    value = 'quote" backslash\\ slash/ \b\f\n\r\t \x00\x1f \x7f é \u2028 😀'
 
     assert canonical_text(value) == (
         '"quote\\" backslash\\\\ slash/ \\b\\f\\n\\r\\t \\u0000\\u001f \x7f é \u2028 😀"'
@@ -156,9 +156,10 @@ def test_a_fingerprint_is_the_sha256_hex_of_the_canonical_bytes(value: Any) -> N
 
 
 def test_a_known_fingerprint() -> None:
-    assert fingerprint({"b": 1, "a": [True, None]}) == hashlib.sha256(
-        b'{"a":[true,null],"b":1}'
-    ).hexdigest()
+    assert (
+        fingerprint({"b": 1, "a": [True, None]})
+        == hashlib.sha256(b'{"a":[true,null],"b":1}').hexdigest()
+    )
 
 
 @pytest.mark.parametrize(
@@ -166,6 +167,7 @@ def test_a_known_fingerprint() -> None:
     [
         (float("nan"), "non-finite number at /"),
         ({"a": [float("inf")]}, "non-finite number at /a/0"),
+        ({"a/b": {"c~": float("nan")}}, "non-finite number at /a~1b/c~0"),
         (2**53, "integer beyond 2^53-1 at /"),
         ([-(2**53)], "integer beyond 2^53-1 at /0"),
         ((1, 2), "tuple is not a JSON value at /"),

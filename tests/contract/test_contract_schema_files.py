@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator
 
-from agentic.contract.schemas import SCHEMA_NAMES, load_schemas, schema_id, schema_path
+from agentic.contract.schemas import SCHEMA_NAMES, SchemaName, load_schemas, schema_id, schema_path
 from agentic.contract.strict_json import parse_strict
 
 # The only objects the contract leaves open (contract-v1.md, section 1), by schema location.
@@ -43,7 +43,7 @@ def declares_object(schema: dict[str, Any]) -> bool:
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
-def test_each_schema_file_is_strict_json_and_valid_draft_07(name: str) -> None:
+def test_each_schema_file_is_strict_json_and_valid_draft_07(name: SchemaName) -> None:
     schema = parse_strict(schema_path(name).read_bytes())
 
     Draft7Validator.check_schema(schema)
@@ -53,7 +53,7 @@ def test_each_schema_file_is_strict_json_and_valid_draft_07(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
-def test_every_object_with_declared_properties_is_closed(name: str) -> None:
+def test_every_object_with_declared_properties_is_closed(name: SchemaName) -> None:
     schema = load_schemas()[name]
     for pointer, node in subschemas(schema):
         if "properties" in node and (name, pointer) not in OPEN_OBJECTS:
@@ -61,7 +61,9 @@ def test_every_object_with_declared_properties_is_closed(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
-def test_the_only_objects_without_closed_properties_are_the_contracts_open_maps(name: str) -> None:
+def test_the_only_objects_without_closed_properties_are_the_contracts_open_maps(
+    name: SchemaName,
+) -> None:
     schema = load_schemas()[name]
     open_objects = {
         (name, pointer)

@@ -109,15 +109,21 @@ def test_a_required_claim_neither_claimed_nor_gapped_is_missing() -> None:
 
 
 def test_any_gap_reason_accounts_for_a_required_claim() -> None:
-    for reason in ("missing_evidence", "conflicting_evidence", "budget_exhausted",
-                   "tool_unavailable"):
+    for reason in (
+        "missing_evidence",
+        "conflicting_evidence",
+        "budget_exhausted",
+        "tool_unavailable",
+    ):
         assert issues([], [gap("launchDate", reason)]) == []
 
 
 def test_issues_are_sorted_by_code_then_claim_key() -> None:
     found = issues(
-        [claim("zeta", {"type": "string", "value": "z"}), claim("alpha", {"type": "number",
-                                                                          "value": 1})],
+        [
+            claim("zeta", {"type": "string", "value": "z"}),
+            claim("alpha", {"type": "number", "value": 1}),
+        ],
         [gap("owner"), gap("owner"), gap("beta")],
     )
 

@@ -18,6 +18,7 @@ from agentic.adapters.qmd.lockfile import QmdLock, load_qmd_lock
 from agentic.adapters.qmd.native import collection_name
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
+from agentic.resources import locks_dir
 
 TASK_A = "t0000a01"
 TASK_B = "t0000b02"
@@ -61,9 +62,8 @@ def hit(file: str, text: str, *, score: float = 1.0, line: int = 1) -> dict[str,
 def write_fake_install(home: Path, lock: QmdLock, *, node_version: str, qmd_version: str) -> None:
     """An install tree whose node prints ``node_version`` and whose qmd claims ``qmd_version``."""
     root = home / "install"
-    locks = Path(__file__).resolve().parents[2] / "locks"
-    (root).mkdir(parents=True)
-    (root / "package-lock.json").write_bytes((locks / lock.npm.packageLock.path).read_bytes())
+    root.mkdir(parents=True)
+    (root / "package-lock.json").write_bytes((locks_dir() / lock.npm.packageLock.path).read_bytes())
     node = root / "node_modules" / lock.node.package / "bin" / "node"
     node.parent.mkdir(parents=True)
     node.write_text(f"#!/bin/sh\necho {node_version}\n", encoding="ascii")

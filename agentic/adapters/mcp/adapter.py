@@ -58,7 +58,13 @@ from agentic.adapters.base import (
 )
 from agentic.adapters.mcp.client import ConnectionLimits, FailureKind, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec
-from agentic.adapters.mcp.profile import CallScope, McpProfile, ParseInput, RawResult
+from agentic.adapters.mcp.profile import (
+    CallScope,
+    McpProfile,
+    ParseInput,
+    RawResource,
+    RawResult,
+)
 from agentic.contract.canonical import fingerprint
 from agentic.contract.receipt import Capabilities, FailureClass
 from agentic.contract.task import AgentTask
@@ -93,8 +99,17 @@ def _with_stderr(message: str, stderr: str) -> str:
 
 def raw_result(result: types.CallToolResult) -> RawResult:
     text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+    resources = tuple(
+        RawResource(uri=str(b.resource.uri), text=b.resource.text)
+        for b in result.content
+        if isinstance(b, types.EmbeddedResource)
+        and isinstance(b.resource, types.TextResourceContents)
+    )
     return RawResult(
-        is_error=bool(result.is_error), structured=result.structured_content, text=text
+        is_error=bool(result.is_error),
+        structured=result.structured_content,
+        text=text,
+        resources=resources,
     )
 
 

@@ -39,12 +39,21 @@ class NativeBuild:
 
 
 @dataclass(frozen=True)
+class RawResource:
+    """One embedded text resource of a product result (e.g. a document a read returned)."""
+
+    uri: str
+    text: str
+
+
+@dataclass(frozen=True)
 class RawResult:
     """A product's tool result, reduced to what parsers may read."""
 
     is_error: bool
     structured: Any
     text: str
+    resources: tuple[RawResource, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,5 +8,7 @@ Two lanes share everything but their retrieval mode:
 
 Install and pins: ``install.py`` (Node 22 and qmd from the committed npm lock), ``lockfile.py``
 (``locks/qmd.lock.json``: versions, lock hash, the listed MCP tools). Preparation and isolation:
-``native.py``. Result parsing: ``results.py``. The MCP profiles themselves: ``profiles.py``.
+``native.py`` (with ``proc.py`` for bounded one-shot commands). Result parsing: ``results.py``.
+The MCP profiles themselves: ``profiles.py``. Benchmark hook: ``timing.py``. Setup and lock
+recording: ``agentic.commands.qmd_setup`` (``agentic qmd setup|verify|record``).
 """

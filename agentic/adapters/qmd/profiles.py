@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -319,6 +320,8 @@ def server_identity(root: Path, timeout_s: float) -> ServerIdentity:
         raise ContractError("qmd_preflight_failed", f"qmd mcp: {exc.kind}: {exc}") from None
     finally:
         shutil.rmtree(run_root, ignore_errors=True)
+        with suppress(OSError):
+            runs.rmdir()  # only when no run is using it
     return ServerIdentity(
         name=connection.server_name,
         version=connection.server_version,

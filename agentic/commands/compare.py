@@ -1,0 +1,89 @@
+"""``agentic compare BASE NEW [--tolerance 0.02] [--promote]``: the regression gate.
+
+Boots nothing (no fixture, adapter or model), so CI can run it against a committed baseline.
+Exit 0 when no metric regressed beyond the tolerance, 1 when one did (or vanished), 2 when the
+reports cannot be compared (different kinds, fixture fingerprints, goldens or settings).
+
+``--promote`` files NEW as the baseline of its fixture once the comparison passes:
+``<baselines>/ranking/<fingerprint>/ranking.json`` or ``<baselines>/generation/<fingerprint>/
+<model>.json``. With a single report, ``--promote`` files a first baseline and refuses to
+replace an existing one (remove it explicitly to re-baseline).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from agentic.contract.errors import ContractError
+from agentic.resources import repo_root
+
+EXIT_OK, EXIT_REGRESSED = 0, 1
+
+
+def tolerance(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not math.isfinite(number) or number < 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be a finite number >= 0")
+    return number
+
+
+def register(subparsers: Any) -> None:
+    from agentic.compare import DEFAULT_TOLERANCE
+
+    parser = subparsers.add_parser("compare", help="gate a report against a baseline")
+    parser.add_argument("reports", nargs="+", type=Path, metavar="BASE NEW")
+    parser.add_argument("--tolerance", type=tolerance, default=DEFAULT_TOLERANCE)
+    parser.add_argument("--promote", action="store_true", help="file NEW as the baseline")
+    parser.add_argument(
+        "--baselines", type=Path, default=None, help="baselines root (default: checkout's)"
+    )
+    parser.set_defaults(func=handle)
+
+
+def baselines_root(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    root = repo_root()
+    if root is None:
+        raise ContractError("unsafe_baseline_write", "--promote needs a checkout or --baselines")
+    return root / "baselines"
+
+
+def handle(args: argparse.Namespace) -> int:
+    from agentic.compare import (
+        baseline_target,
+        compare_reports,
+        failed,
+        load_report,
+        promote_first,
+        render_changes,
+        write_baseline,
+    )
+
+    paths: list[Path] = args.reports
+    if len(paths) > 2:
+        raise ContractError("invalid_cli_option", "compare takes BASE NEW (or NEW with --promote)")
+    if len(paths) == 1:
+        if not args.promote:
+            raise ContractError("invalid_cli_option", "one report is accepted only with --promote")
+        first = promote_first(load_report(paths[0]), baselines_root(args.baselines))
+        print(f"agentic: promoted {paths[0]} to {first}", file=sys.stderr)
+        return EXIT_OK
+    base, new = load_report(paths[0]), load_report(paths[1])
+    # An impossible promotion is refused before any comparison, like every other input error.
+    target = baseline_target(new, baselines_root(args.baselines)) if args.promote else None
+    changes = compare_reports(base, new, args.tolerance)
+    sys.stdout.write(render_changes(base, new, changes, args.tolerance))
+    if failed(changes):
+        return EXIT_REGRESSED
+    if target is not None:
+        write_baseline(new, target)
+        print(f"agentic: promoted {paths[1]} to {target}", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,379 @@
+"""Regression comparison of two reports of the same fixture, and baseline promotion.
+
+Three kinds of report can be compared, each with its own metrics:
+
+- ranking (``reportKind: "ranking"``): per adapter/variant, overall and per tag: recall, hitRate,
+  mrr, ndcg, precision (higher is better) and nonEmptyRate on refusal goldens (lower is better);
+- generation (``reportKind: "generation"``): per mode, overall and per tag, over stable questions
+  (unstable ones are already excluded by the report): passRate, correctness, refusalCorrectness,
+  groundedness (higher) and leakageRate, thinkTagLeakRate (lower);
+- agentic lane (benchmark report): per adapter, successRate and scoredRate (higher) and the mean
+  agent calls and model-visible bytes per scored pair (lower).
+
+Tolerance: a rate regresses when it moves the wrong way by more than ``tolerance`` (absolute); a
+cost (calls, bytes) when it grows by more than ``tolerance`` times its base value (relative).
+A metric of BASE that NEW lacks is a failure too: a gate must not pass because a number vanished.
+
+Refusals (exit 2): reports of different kinds, of different fixture fingerprints (they measured
+different things; re-baseline instead), or of different goldens or settings (ranking,
+generation) or agent and schedule (lane).
+
+Promotion files a report as the baseline of its fixture: ``baselines/ranking/<fingerprint>/
+ranking.json`` or ``baselines/generation/<fingerprint>/<model>.json``, so one fixture's baseline
+can never overwrite another's. Lane baselines are written by ``agentic run --write``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import ValidationError
+
+from agentic.contract.canonical import canonical_bytes
+from agentic.contract.errors import ContractError
+from agentic.contract.report import BenchmarkReport
+from agentic.contract.schemas import load_document
+from agentic.contract.strict_json import parse_strict
+from agentic.generation.schema import GenerationReport, GenerationSummary
+from agentic.ranking.schema import RankingReport, RankingSummary
+
+ReportKind = Literal["ranking", "generation", "lane"]
+Direction = Literal["higher", "lower"]
+Scale = Literal["absolute", "relative"]
+Status = Literal["regressed", "missing", "improved", "within", "unchanged", "new"]
+FAILING: tuple[Status, ...] = ("regressed", "missing")
+DEFAULT_TOLERANCE = 0.02
+
+RANKING_METRICS: tuple[tuple[str, Direction], ...] = (
+    ("recall", "higher"),
+    ("hitRate", "higher"),
+    ("mrr", "higher"),
+    ("ndcg", "higher"),
+    ("precision", "higher"),
+    ("nonEmptyRate", "lower"),
+)
+GENERATION_METRICS: tuple[tuple[str, Direction], ...] = (
+    ("passRate", "higher"),
+    ("correctness", "higher"),
+    ("refusalCorrectness", "higher"),
+    ("groundedness", "higher"),
+    ("leakageRate", "lower"),
+    ("thinkTagLeakRate", "lower"),
+)
+
+
+@dataclass(frozen=True)
+class Metric:
+    value: float | None
+    direction: Direction
+    scale: Scale = "absolute"
+
+
+@dataclass(frozen=True)
+class LoadedReport:
+    kind: ReportKind
+    label: str
+    fixture_fingerprint: str
+    identity: dict[str, Any]
+    metrics: dict[str, Metric]
+    document: dict[str, Any]
+    baseline_path: str | None  # relative to the baselines root; None: not promotable here
+
+
+@dataclass(frozen=True)
+class Change:
+    key: str
+    base: float | None
+    new: float | None
+    status: Status
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def _invalid(source: str, exc: ValidationError) -> ContractError:
+    first = exc.errors()[0]
+    pointer = "/" + "/".join(str(part) for part in first["loc"])
+    return ContractError("invalid_report", f"{source}: {pointer} {first['msg']}")
+
+
+def _value(summary: Any, name: str) -> float | None:
+    value = getattr(summary, name)
+    return None if value is None else float(value)
+
+
+def _summaries(
+    prefix: str, overall: Any, by_tag: dict[str, Any]
+) -> Iterator[tuple[str, RankingSummary | GenerationSummary]]:
+    yield f"{prefix} overall", overall
+    for tag in sorted(by_tag):
+        yield f"{prefix} tag:{tag}", by_tag[tag]
+
+
+def model_slug(model_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id)
+
+
+def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
+    try:
+        report = RankingReport.model_validate(document)
+    except ValidationError as exc:
+        raise _invalid(source, exc) from None
+    metrics: dict[str, Metric] = {}
+    for run in report.runs:
+        prefix = f"{run.adapterId}/{run.variant}"
+        for scope, summary in _summaries(prefix, run.overall, run.byTag):
+            for name, direction in RANKING_METRICS:
+                metrics[f"{scope} {name}"] = Metric(_value(summary, name), direction)
+    return LoadedReport(
+        kind="ranking",
+        label=source,
+        fixture_fingerprint=report.fixtureFingerprint,
+        identity={
+            "goldensFingerprint": report.goldensFingerprint,
+            "settings": report.settings.to_json(),
+        },
+        metrics=metrics,
+        document=document,
+        baseline_path=f"ranking/{report.fixtureFingerprint}/ranking.json",
+    )
+
+
+def generation_report(document: dict[str, Any], source: str) -> LoadedReport:
+    try:
+        report = GenerationReport.model_validate(document)
+    except ValidationError as exc:
+        raise _invalid(source, exc) from None
+    metrics: dict[str, Metric] = {}
+    for mode, data in sorted(report.modes.items()):
+        for scope, summary in _summaries(mode, data.overall, data.byTag):
+            for name, direction in GENERATION_METRICS:
+                metrics[f"{scope} {name}"] = Metric(_value(summary, name), direction)
+    slug = model_slug(report.model.id)
+    return LoadedReport(
+        kind="generation",
+        label=f"{source} (model {report.model.id})",
+        fixture_fingerprint=report.fixtureFingerprint,
+        identity={
+            "goldensFingerprint": report.goldensFingerprint,
+            "settings": report.settings.to_json(),
+        },
+        metrics=metrics,
+        document=document,
+        baseline_path=f"generation/{report.fixtureFingerprint}/{slug}.json",
+    )
+
+
+def _pair_key(record: Any) -> tuple[str, str, str, str, str, str]:
+    return (
+        record.adapterId,
+        record.taskId,
+        record.trialId,
+        record.lifecycle,
+        str(record.seed),
+        record.agentId,
+    )
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
+    receipts = {_pair_key(r.canonical): r.canonical for r in report.receipts}
+    metrics: dict[str, Metric] = {}
+    for adapter in sorted({key[0] for key in receipts}):
+        attempted = [key for key in receipts if key[0] == adapter]
+        scored = [s for s in report.scores if s.adapterId == adapter and s.score.scored]
+        pairs = [receipts[_pair_key(s)] for s in scored if _pair_key(s) in receipts]
+        metrics[f"{adapter} successRate"] = Metric(
+            _mean([float(s.score.success) for s in scored]), "higher"
+        )
+        metrics[f"{adapter} scoredRate"] = Metric(len(scored) / len(attempted), "higher")
+        metrics[f"{adapter} meanAgentCalls"] = Metric(
+            _mean([float(p.agentCalls) for p in pairs]), "lower", "relative"
+        )
+        metrics[f"{adapter} meanModelVisibleBytes"] = Metric(
+            _mean([float(p.modelVisibleUtf8Bytes) for p in pairs]), "lower", "relative"
+        )
+    return metrics
+
+
+def lane_report(document: dict[str, Any], source: str) -> LoadedReport:
+    report = load_document("benchmark-report", document, source=source)
+    schedule = sorted(
+        {(r.canonical.taskId, r.canonical.lifecycle, r.canonical.trialId) for r in report.receipts}
+    )
+    return LoadedReport(
+        kind="lane",
+        label=f"{source} (agent {report.environment.agentId})",
+        fixture_fingerprint=report.fixtureFingerprint,
+        identity={
+            "agentId": report.environment.agentId,
+            "schedule": [list(item) for item in schedule],
+        },
+        metrics=lane_metrics(report),
+        document=document,
+        baseline_path=None,
+    )
+
+
+def load_report(path: Path) -> LoadedReport:
+    """Strict JSON, then the report's closed model; the kind is read from the document."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ContractError("invalid_report", f"cannot read {path}: {exc.strerror}") from None
+    source = str(path)
+    document = parse_strict(data, source=source)
+    if not isinstance(document, dict):
+        raise ContractError("invalid_report", f"{source}: not a JSON object")
+    if "benchmarkId" in document:
+        return lane_report(document, source)
+    kind = document.get("reportKind")
+    if kind == "ranking":
+        return ranking_report(document, source)
+    if kind == "generation":
+        return generation_report(document, source)
+    raise ContractError("invalid_report", f"{source}: not a ranking, generation or lane report")
+
+
+# --- comparing --------------------------------------------------------------------------------
+
+
+def _first_difference(base: Any, new: Any, path: str) -> str | None:
+    if isinstance(base, dict) and isinstance(new, dict):
+        for key in sorted(set(base) | set(new)):
+            found = _first_difference(base.get(key), new.get(key), f"{path}.{key}")
+            if found is not None:
+                return found
+        return None
+    return None if base == new else f"{path.lstrip('.')}: {base!r} vs {new!r}"
+
+
+def check_comparable(base: LoadedReport, new: LoadedReport) -> None:
+    if base.kind != new.kind:
+        raise ContractError(
+            "report_kind_mismatch", f"cannot compare a {base.kind} report with a {new.kind} report"
+        )
+    if base.fixture_fingerprint != new.fixture_fingerprint:
+        raise ContractError(
+            "fixture_fingerprint_mismatch",
+            f"BASE measured fixture {base.fixture_fingerprint[:12]}, NEW measured "
+            f"{new.fixture_fingerprint[:12]}: different corpora, re-baseline instead",
+        )
+    difference = _first_difference(base.identity, new.identity, "")
+    if difference is not None:
+        raise ContractError(
+            "report_incomparable", f"the reports measured differently: {difference}"
+        )
+
+
+def judge(base: Metric, new: Metric | None, tolerance: float) -> Status:
+    if new is None or (new.value is None and base.value is not None):
+        return "missing"
+    if base.value is None:
+        return "unchanged" if new.value is None else "new"
+    assert new.value is not None
+    worse = base.value - new.value if base.direction == "higher" else new.value - base.value
+    allowed = tolerance if base.scale == "absolute" else tolerance * abs(base.value)
+    if worse > allowed:
+        return "regressed"
+    if worse < 0:
+        return "improved"
+    return "within" if worse > 0 else "unchanged"
+
+
+def compare_reports(base: LoadedReport, new: LoadedReport, tolerance: float) -> list[Change]:
+    """Every metric of BASE judged against NEW, then NEW's metrics that BASE lacks."""
+    check_comparable(base, new)
+    changes = []
+    for key in sorted(base.metrics):
+        metric = base.metrics[key]
+        other = new.metrics.get(key)
+        status = judge(metric, other, tolerance)
+        changes.append(Change(key, metric.value, None if other is None else other.value, status))
+    for key in sorted(set(new.metrics) - set(base.metrics)):
+        changes.append(Change(key, None, new.metrics[key].value, "new"))
+    return changes
+
+
+def failed(changes: list[Change]) -> bool:
+    return any(c.status in FAILING for c in changes)
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")
+
+
+def render_changes(
+    base: LoadedReport, new: LoadedReport, changes: list[Change], tolerance: float
+) -> str:
+    lines = [
+        f"Comparing {base.kind} reports of fixture {base.fixture_fingerprint[:12]} "
+        f"(tolerance {tolerance:g}): BASE {base.label}; NEW {new.label}",
+    ]
+    shown = [c for c in changes if c.status != "unchanged"]
+    width = max((len(c.key) for c in shown), default=0)
+    for change in shown:
+        delta = (
+            ""
+            if change.base is None or change.new is None
+            else f"  ({change.new - change.base:+.4f})"
+        )
+        lines.append(
+            f"  {change.status.upper():<9} {change.key.ljust(width)}  "
+            f"{_number(change.base)} -> {_number(change.new)}{delta}"
+        )
+    counts = {s: sum(1 for c in changes if c.status == s) for s in get_args(Status)}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    verdict = "FAIL" if failed(changes) else "OK"
+    lines.append(f"{verdict}: {len(changes)} metrics: {summary or 'none'}")
+    return "\n".join(lines) + "\n"
+
+
+# --- promotion --------------------------------------------------------------------------------
+
+
+def baseline_target(report: LoadedReport, root: Path) -> Path:
+    if report.baseline_path is None:
+        raise ContractError(
+            "invalid_cli_option", "lane baselines are written by 'agentic run --write', not here"
+        )
+    return root / report.baseline_path
+
+
+def write_baseline(report: LoadedReport, target: Path) -> None:
+    """Canonical bytes of the report, written atomically (temp file + rename)."""
+    data = canonical_bytes(report.document)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".baseline-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, target)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise ContractError("baseline_write_failed", f"cannot write {target}: {exc}") from None
+
+
+def promote_first(report: LoadedReport, root: Path) -> Path:
+    """File a first baseline; refuses when one exists (compare against it instead)."""
+    target = baseline_target(report, root)
+    if target.exists():
+        raise ContractError(
+            "baseline_exists", f"{target} exists: compare against it, or remove it to re-baseline"
+        )
+    write_baseline(report, target)
+    return target
