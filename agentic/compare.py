@@ -41,6 +41,7 @@ from agentic.contract.report import BenchmarkReport
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict
 from agentic.generation.schema import GenerationReport, GenerationSummary
+from agentic.ranking.metrics import mean
 from agentic.ranking.schema import RankingReport, RankingSummary
 
 ReportKind = Literal["ranking", "generation", "lane"]
@@ -181,10 +182,6 @@ def _pair_key(record: Any) -> tuple[str, str, str, str, str, str]:
     )
 
 
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
 def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
     receipts = {_pair_key(r.canonical): r.canonical for r in report.receipts}
     metrics: dict[str, Metric] = {}
@@ -193,14 +190,14 @@ def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
         scored = [s for s in report.scores if s.adapterId == adapter and s.score.scored]
         pairs = [receipts[_pair_key(s)] for s in scored if _pair_key(s) in receipts]
         metrics[f"{adapter} successRate"] = Metric(
-            _mean([float(s.score.success) for s in scored]), "higher"
+            mean([float(s.score.success) for s in scored]), "higher"
         )
         metrics[f"{adapter} scoredRate"] = Metric(len(scored) / len(attempted), "higher")
         metrics[f"{adapter} meanAgentCalls"] = Metric(
-            _mean([float(p.agentCalls) for p in pairs]), "lower", "relative"
+            mean([float(p.agentCalls) for p in pairs]), "lower", "relative"
         )
         metrics[f"{adapter} meanModelVisibleBytes"] = Metric(
-            _mean([float(p.modelVisibleUtf8Bytes) for p in pairs]), "lower", "relative"
+            mean([float(p.modelVisibleUtf8Bytes) for p in pairs]), "lower", "relative"
         )
     return metrics
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=handle)
 
 
-def progress_printer(quiet: bool) -> Any:
+def progress_printer(quiet: bool) -> Callable[[str], None]:
     if quiet:
         return lambda message: None
     return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)
