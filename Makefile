@@ -11,7 +11,7 @@ $(NOX):
 	$(BOOT)/bin/pip install --quiet --disable-pip-version-check "nox>=2024.4.15"
 
 test: $(NOX)
-	$(NOX) -s contract lint
+	$(NOX) -s qmd-setup contract lint
 
 baseline: $(NOX)
 	$(NOX) -s baseline

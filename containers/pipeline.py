@@ -29,7 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, NoReturn
 
@@ -247,7 +247,9 @@ def run_host_lane(
     ]
     env = {**environ, **OFFLINE}
     code, seconds = timed(
-        lambda: eng.run_streamed(argv, env=env, timeout_s=LANE_TIMEOUT_S, code="host_lane_failed")
+        lambda: eng.run_streamed(
+            argv, env=env, timeout_s=LANE_TIMEOUT_S, code="host_lane_failed", discard_stdout=True
+        )
     )
     return LaneResult(exit_code=code, seconds=seconds, out=out)
 
@@ -310,7 +312,11 @@ def run_image_lane(
     stack.callback(remove_quietly, session.engine, eng.remove_container_args(name))
     code, seconds = timed(
         lambda: eng.run_streamed(
-            argv, env=session.engine.env, timeout_s=LANE_TIMEOUT_S, code="image_lane_failed"
+            argv,
+            env=session.engine.env,
+            timeout_s=LANE_TIMEOUT_S,
+            code="image_lane_failed",
+            discard_stdout=True,
         )
     )
     return LaneResult(exit_code=code, seconds=seconds, out=out / lane.name)
@@ -356,14 +362,14 @@ def open_engine(
     kind, program = eng.choose_engine(requested, shutil.which)
     cache = root / CACHE
     cache.mkdir(parents=True, exist_ok=True)
-    if options.keep_store:
-        scratch = cache / "store"
-        scratch.mkdir(exist_ok=True)
-    else:
-        scratch = Path(tempfile.mkdtemp(prefix="run-", dir=cache))
-        stack.callback(delete_folder, scratch)
+    scratch = Path(tempfile.mkdtemp(prefix="run-", dir=cache))
+    stack.callback(delete_folder, scratch)
     if kind == "podman":
-        engine = eng.podman_engine(program, eng.PodmanStore(scratch / "podman"), environ)
+        # /tmp, not the scratch folder: a checkout's path can exceed podman's runroot limit.
+        runroot = Path(tempfile.mkdtemp(prefix="agentic-podman-", dir="/tmp"))
+        stack.callback(delete_folder, runroot)
+        store = cache / "store" if options.keep_store else scratch / "podman"
+        engine = eng.podman_engine(program, eng.PodmanStore(store, runroot), environ)
         if not options.keep_store:
             stack.callback(remove_quietly, engine, eng.reset_args())
     else:
@@ -467,7 +473,6 @@ def authoritative(
     check_provenance(inside.report(), *metadata)
     figures["lane"] = {
         "adapters": AUTHORITATIVE,
-        "fixture": "bundled" if options.fixture is None else str(options.fixture),
         "exitCode": inside.exit_code,
         "hostSeconds": round(host.seconds, 2),
         "containerSeconds": round(inside.seconds, 2),
@@ -512,6 +517,19 @@ def smoke(
     figures["smoke"] = results
 
 
+def stage_fixture(fixture: Path, scratch: Path) -> Path:
+    """A private, world-readable copy that both runs read: the image's user can read it whatever
+    the source's modes (atomic writers leave 0600 files), and edits to the source during the run
+    change neither run."""
+    target = scratch / "fixture"
+    shutil.copytree(fixture, target, symlinks=False)
+    for folder, _, files in os.walk(target):
+        Path(folder).chmod(0o755)
+        for name in files:
+            (Path(folder) / name).chmod(0o644)
+    return target
+
+
 def copy_out(root: Path, source: Path, name: str) -> None:
     """Keep the image's artifacts for inspection after the scratch folder is gone."""
     target = root / CACHE / LAST_RUN / name
@@ -532,6 +550,9 @@ def run_pipeline(options: Options, environ: Mapping[str, str], root: Path) -> di
     shutil.rmtree(root / CACHE / LAST_RUN, ignore_errors=True)
     with ExitStack() as stack:
         session = open_engine(options, environ, stack, root)
+        if options.fixture is not None:
+            figures["fixture"] = str(options.fixture)
+            options = replace(options, fixture=stage_fixture(options.fixture, session.scratch))
         figures["engine"] = f"{session.engine.kind} {eng.probe(session.engine)}"
         build_args = prepare_base(session, options, stack, environ, figures)
         commit, dirty = host_git(root)

@@ -30,16 +30,13 @@ PROMPT_VERSION = "local-model-prompt-v1"
 BUNDLE_PROJECTION = "gno-context-agent-v1"
 
 SYSTEM_PROMPT = (
-    "You are a retrieval agent. Reply with exactly one JSON object per turn and no prose.\n"
-    'Tool call: {"kind":"tool","toolName":NAME,"arguments":{...}}\n'
-    "  search {query, collection?}: find candidate lines; get {uri, fromLine?, lineCount?}: "
-    "read one source; multi_get {uris}: read several sources.\n"
-    'Finish: {"kind":"final","envelope":{"schemaVersion":"1.0","claims":[{"claimKey":KEY,'
-    '"value":{"type":TYPE,"value":VALUE},"citations":[...]}],"gaps":[{"claimKey":KEY,'
-    '"reason":"missing_evidence"}],"abstained":false,"stopReason":"complete"}}\n'
-    "Search with words from the goal, read the best source, then finish. Each claim cites "
-    "the shown evidence lines that state it; every claim without such a line is a gap. "
-    'If no claim is supported, set "abstained":true and "stopReason":"abstained".'
+    "You are a retrieval agent. Each turn, reply with one JSON object and no prose: a tool call, "
+    "or the final envelope once you can answer.\n"
+    "Tools: search {query, collection?} finds candidate lines; get {uri, fromLine?, lineCount?} "
+    "reads one source; multi_get {uris} reads several sources.\n"
+    "Search with words from the goal, read the best source, then finish. Each claim cites the "
+    "shown evidence lines that state it; every claim without such a line is a gap. If no claim "
+    'is supported, set "abstained":true and "stopReason":"abstained".'
 )
 
 # One invented worked example (no fixture data), shown as real chat turns: a small model follows

@@ -90,7 +90,7 @@ def test_containers_conf_selects_runc() -> None:
 
 
 def test_podman_engine_keeps_all_state_in_its_store(tmp_path: Path) -> None:
-    store = eng.PodmanStore(tmp_path / "podman")
+    store = eng.PodmanStore(tmp_path / "podman", tmp_path / "run")
     engine = eng.podman_engine("/usr/bin/podman", store, {"PATH": "/usr/bin"})
     argv = engine.argv("info")
     for flag, folder in (

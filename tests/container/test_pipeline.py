@@ -164,3 +164,15 @@ def test_an_unknown_engine_exits_2_with_one_line(
     assert capsys.readouterr().err == (
         f"container: engine_unknown: {ENGINE_ENV}='lxc': expected one of podman, docker\n"
     )
+
+
+def test_a_staged_fixture_is_readable_by_the_images_user(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    (source / "tasks").mkdir(parents=True)
+    manifest = source / "manifest.json"
+    manifest.write_text("{}", encoding="utf-8")
+    manifest.chmod(0o600)  # what an atomic writer leaves behind
+    staged = pipeline.stage_fixture(source, tmp_path / "scratch")
+    assert (staged / "manifest.json").stat().st_mode & 0o777 == 0o644
+    assert (staged / "tasks").stat().st_mode & 0o777 == 0o755
+    assert (staged / "manifest.json").read_text(encoding="utf-8") == "{}"
