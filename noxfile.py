@@ -140,8 +140,8 @@ def optional(session: nox.Session) -> None:
     _install(session, "dev,local-model" if "local-model" in lanes else "dev")
     for lane in lanes:
         if lane == "local-model":
-            session.run("agentic", "model", "verify", env=OFFLINE_ENV)
-            # A failed promotion gate (exit 1) is a finding of this lane, not a broken run.
+            # The model lock is verified (size, streaming sha256) before any model loads. The
+            # gate needs the capsule replay, which would double a long lane: it is not run here.
             session.run(
                 "agentic",
                 "run",
@@ -149,9 +149,11 @@ def optional(session: nox.Session) -> None:
                 "local-model",
                 "--adapter",
                 AUTHORITATIVE,
+                "--promote",
+                "none",
+                "--no-replay",
                 "--write",
                 env=OFFLINE_ENV,
-                success_codes=[0, 1],
             )
             continue
         if lane in ("qmd-lex", "qmd"):

@@ -504,8 +504,9 @@ def smoke(
         result = run_image_lane(session, stack, tag, lane, options.fixture)
         copy_out(session.root, result.out, lane.name)
         if result.exit_code != 0:
+            reason = first_harness_error(result.out / "report.json")
             raise ContainerError(
-                "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside"
+                "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside{reason}"
             )
         results.append(
             {
@@ -530,6 +531,17 @@ def stage_fixture(fixture: Path, scratch: Path) -> Path:
     return target
 
 
+def first_harness_error(report_path: Path) -> str:
+    """': <diagnostic>' of the report's first harness error, to say why a lane exited 2."""
+    if not report_path.is_file():
+        return ""
+    for receipt in read_json(report_path).get("receipts", []):
+        if receipt.get("canonical", {}).get("failure", {}).get("class") == "harness_error":
+            diagnostics = receipt.get("observations", {}).get("diagnostics") or ["(no diagnostic)"]
+            return f": {diagnostics[0]}"
+    return ""
+
+
 def copy_out(root: Path, source: Path, name: str) -> None:
     """Keep the image's artifacts for inspection after the scratch folder is gone."""
     target = root / CACHE / LAST_RUN / name
@@ -548,6 +560,19 @@ def write_summary(root: Path, figures: dict[str, Any]) -> Path:
 def run_pipeline(options: Options, environ: Mapping[str, str], root: Path) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     shutil.rmtree(root / CACHE / LAST_RUN, ignore_errors=True)
+    try:
+        run_steps(options, environ, root, figures)
+    except ContainerError as exc:
+        figures["error"] = str(exc)  # what was measured before the failure stays readable
+        write_summary(root, figures)
+        raise
+    print(f"container: summary in {write_summary(root, figures)}")
+    return figures
+
+
+def run_steps(
+    options: Options, environ: Mapping[str, str], root: Path, figures: dict[str, Any]
+) -> None:
     with ExitStack() as stack:
         session = open_engine(options, environ, stack, root)
         if options.fixture is not None:
@@ -563,8 +588,6 @@ def run_pipeline(options: Options, environ: Mapping[str, str], root: Path) -> di
             session, stack, tag=tag, options=options, metadata=(commit, dirty), figures=figures
         )
         smoke(session, stack, tag, options, figures)
-    print(f"container: summary in {write_summary(root, figures)}")
-    return figures
 
 
 def main(argv: Sequence[str] | None = None) -> int:

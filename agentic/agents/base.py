@@ -49,4 +49,8 @@ class Agent(Protocol):
 
     def prompt_fingerprint(self, task: AgentTask) -> str: ...
 
-    def open(self, task: AgentTask, tools: list[dict[str, Any]]) -> AgentSession: ...
+    def open(
+        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None
+    ) -> AgentSession:
+        """A session for one trial; ``seed`` is the trial's seed (sampling agents use it)."""
+        ...

@@ -483,6 +483,9 @@ class FixtureAgent:
             }
         )
 
-    def open(self, task: AgentTask, tools: list[dict[str, Any]]) -> FixtureSession:
+    def open(
+        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None = None
+    ) -> FixtureSession:
+        del seed  # deterministic: the trial seed cannot change a state machine's steps
         listed = frozenset(str(tool.get("name")) for tool in tools)
         return FixtureSession(task, self._table, listed & frozenset(task.allowedTools))

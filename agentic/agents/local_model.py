@@ -39,7 +39,6 @@ from agentic.agents.base import TokenCount
 from agentic.agents.grammar import Matcher, StepShape, step_grammar, to_gbnf
 from agentic.agents.prompting import (
     PROMPT_VERSION,
-    SYSTEM_PROMPT,
     Segment,
     after_call,
     citables,
@@ -197,11 +196,12 @@ class LocalModelAgent:
             verbose=False,
         )
         load_ms = (time.perf_counter() - started) * 1000
-        if llm.n_vocab() != settings.vocab_size:
+        found = llm.n_vocab()
+        if found != settings.vocab_size:
             llm.close()
             raise ContractError(
                 "tokenizer_mismatch",
-                f"model vocabulary has {llm.n_vocab()} tokens, the lock pins {settings.vocab_size}",
+                f"model vocabulary has {found} tokens, the lock pins {settings.vocab_size}",
             )
         return cls(settings, llm, load_ms)
 
@@ -215,7 +215,7 @@ class LocalModelAgent:
     def prompt_fingerprint(self, task: AgentTask) -> str:
         return fingerprint(
             {
-                "system": SYSTEM_PROMPT,
+                "preamble": "".join(segment.text for segment in preamble()),
                 "prompt": PROMPT_VERSION,
                 "chatFormat": self._settings.chat_format,
                 "task": render_task(task),
@@ -235,9 +235,6 @@ class LocalModelAgent:
         return LocalModelSession(
             self._settings, self._llm, task, listed_tools=listed, seed=seed, load_ms=load_ms
         )
-
-    def close(self) -> None:
-        self._llm.close()
 
 
 class LocalModelSession:

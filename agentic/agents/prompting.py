@@ -167,30 +167,18 @@ def lines_of(item: Item) -> Iterator[Line]:
         yield Line(item.uri, item.source_hash, item.start_line + offset, text)
 
 
+def _citables_of(item: Item) -> Iterator[Citable]:
+    for line in lines_of(item):
+        if line.text.strip():
+            span = sha256_hex(line.text)
+            yield Citable(line.uri, line.number, line.number, line.source_hash, span)
+    if item.end_line > item.start_line:
+        yield Citable(item.uri, item.start_line, item.end_line, item.source_hash, item.span_hash)
+
+
 def citables(calls: Sequence[VisibleCall]) -> tuple[Citable, ...]:
     """Every coordinate the model may cite, unique, in first-seen order."""
-    seen: dict[Citable, None] = {}
-    for call in calls:
-        for item in call_items(call):
-            for line in lines_of(item):
-                if line.text.strip():
-                    seen.setdefault(
-                        Citable(
-                            line.uri,
-                            line.number,
-                            line.number,
-                            line.source_hash,
-                            sha256_hex(line.text),
-                        ),
-                        None,
-                    )
-            if item.end_line > item.start_line:
-                seen.setdefault(
-                    Citable(
-                        item.uri, item.start_line, item.end_line, item.source_hash, item.span_hash
-                    ),
-                    None,
-                )
+    seen = {c: None for call in calls for item in call_items(call) for c in _citables_of(item)}
     return tuple(seen)
 
 

@@ -118,7 +118,7 @@ def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
                 reset = session.reset(task, readiness_probe=False, timeout_s=ctx.timeout_s)
                 startup_ms = (time.perf_counter() - started) * 1000
                 agent = ctx.agent_factory()
-                agent_session = agent.open(task, tool_definitions())
+                agent_session = agent.open(task, tool_definitions(), seed=pair.seed)
             except Exception as exc:
                 receipts.append(
                     ctx.harness_receipt(pair, task, "cold_trial_setup_failed", repr(exc))
@@ -180,7 +180,13 @@ def run_warm(ctx: CohortContext) -> list[TrajectoryReceipt]:
                 receipts.append(ctx.harness_receipt(pair, task, "warm_cohort_corrupted", repr(exc)))
                 continue
             started = time.perf_counter()
-            agent_session = agent.open(task, tool_definitions())
+            try:
+                agent_session = agent.open(task, tool_definitions(), seed=pair.seed)
+            except Exception as exc:
+                receipts.append(
+                    ctx.harness_receipt(pair, task, "warm_trial_setup_failed", repr(exc))
+                )
+                continue
             try:
                 outcome = run_trial(agent_session, session, task, limits, ctx.executor)
             finally:

@@ -79,6 +79,14 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _with_token_capability(capabilities: Capabilities, calls: list[Call]) -> Capabilities:
+    # Token counting belongs to the agent, not the adapter: a pair whose agent counted the tokens
+    # of delivered results declares the capability whatever the adapter says.
+    if _sum_tokens(calls) is None:
+        return capabilities
+    return capabilities.model_copy(update={"measuredTokens": "supported"})
+
+
 def build_receipt(
     pair: PairId,
     outcome: TrialOutcome,
@@ -98,7 +106,7 @@ def build_receipt(
         seed=pair.seed,
         lifecycle=pair.lifecycle,
         agentId=pair.agent_id,
-        capabilities=capabilities,
+        capabilities=_with_token_capability(capabilities, outcome.calls),
         calls=tuple(outcome.calls),
         agentCalls=len(outcome.calls),
         backendInvocations=sum(c.backendInvocations for c in outcome.calls),

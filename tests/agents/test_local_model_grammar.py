@@ -21,7 +21,7 @@ from agentic.agents.grammar import (
 )
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.task import AgentTask
-from agentic.runner.steps import parse_step
+from agentic.runner.steps import StepError, parse_step
 from tests.support.tiny_fixture import TASK_A, TASK_B, tiny_documents
 
 TOOLS = ("search", "get", "multi_get")
@@ -137,6 +137,21 @@ REFUSED = {
 @pytest.mark.parametrize("text", REFUSED.values(), ids=REFUSED.keys())
 def test_grammar_refuses(text: str) -> None:
     assert not admits(grammar(), text)
+
+
+MALFORMED = {
+    "prose": REFUSED["prose"],
+    "two objects": REFUSED["two objects"],
+    "duplicate key": ADMITTED["search"].replace('{"query"', '{"query":"x","query"'),
+}
+
+
+@pytest.mark.parametrize("text", MALFORMED.values(), ids=MALFORMED.keys())
+def test_output_the_grammar_refuses_is_malformed_agent_json_for_the_runner(text: str) -> None:
+    assert not admits(grammar(), text)
+    with pytest.raises(StepError) as caught:
+        parse_step(text, task(TASK_B), frozenset(TOOLS))
+    assert caught.value.code == "malformed_agent_json"
 
 
 def test_spent_call_budget_leaves_only_a_final_step() -> None:

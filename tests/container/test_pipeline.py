@@ -176,3 +176,30 @@ def test_a_staged_fixture_is_readable_by_the_images_user(tmp_path: Path) -> None
     assert (staged / "manifest.json").stat().st_mode & 0o777 == 0o644
     assert (staged / "tasks").stat().st_mode & 0o777 == 0o755
     assert (staged / "manifest.json").read_text(encoding="utf-8") == "{}"
+
+
+def test_a_failed_run_leaves_a_summary_naming_the_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(ENGINE_ENV, "lxc")
+    assert pipeline.main([]) == 2
+    summary = json.loads(
+        (tmp_path / pipeline.CACHE / pipeline.LAST_RUN / "summary.json").read_text()
+    )
+    assert summary == {
+        "error": f"engine_unknown: {ENGINE_ENV}='lxc': expected one of podman, docker"
+    }
+
+
+def test_a_smoke_lane_failure_names_the_first_harness_error(tmp_path: Path) -> None:
+    receipts = [
+        {"canonical": {"failure": {"class": "none"}}, "observations": {"diagnostics": []}},
+        {
+            "canonical": {"failure": {"class": "harness_error"}},
+            "observations": {"diagnostics": ["cold_trial_setup_failed: seed missing"]},
+        },
+    ]
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"receipts": receipts}), encoding="utf-8")
+    assert pipeline.first_harness_error(report) == ": cold_trial_setup_failed: seed missing"

@@ -65,7 +65,7 @@ class SearchThenAbstain:
     def prompt_fingerprint(self, task: AgentTask) -> str:
         return sha256_hex(task.taskId)
 
-    def open(self, task: AgentTask, tools: list[dict[str, Any]]) -> AgentSession:
+    def open(self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int = 0) -> AgentSession:
         session = SearchThenAbstainSession(task)
         self.sessions.append(session)
         return session
