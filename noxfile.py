@@ -22,7 +22,6 @@ AUTHORITATIVE = "capsule,lexical,mcp-reference"
 INDEX_CACHE = ROOT / ".cache" / "indexes"
 RANKING_BASELINES = ROOT / "baselines" / "ranking"
 AGENT_MODEL_LOCK = ROOT / "locks" / "agent-model.lock.json"
-BASELINE = ROOT / "baselines" / "fixture-agent"
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -227,27 +226,82 @@ def generation(session: nox.Session) -> None:
     )
 
 
-@nox.session
-def verify(session: nox.Session) -> None:
-    """Rerun the authoritative lane and require the committed baseline's resultsFingerprint;
-    re-score the committed baseline with the current scorer; prove the oracle ceiling."""
-    _install(session)
-    committed = json.loads((BASELINE / "canonical.json").read_text(encoding="utf-8"))
+# Lanes whose committed baseline a rerun must reproduce: baseline folder -> `agentic run` args.
+RERUNNABLE: dict[str, tuple[str, ...]] = {
+    "fixture-agent": ("--adapter", AUTHORITATIVE),
+    "optional/qmd-lex": ("--adapter", "qmd-lex", "--promote", "none", "--no-replay"),
+}
+
+
+def _rerun_matches(session: nox.Session, folder: str) -> None:
+    """Rerun one lane into a temp folder; fail unless its resultsFingerprint is the baseline's."""
+    baseline = ROOT / "baselines" / folder
+    committed = json.loads((baseline / "canonical.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as out:
-        session.run(
-            "agentic", "run", "--adapter", AUTHORITATIVE, "--out", out, "--quiet", env=OFFLINE_ENV
-        )
+        args = (*RERUNNABLE[folder], "--out", out, "--quiet")
+        session.run("agentic", "run", *args, env=OFFLINE_ENV, silent=True)
         fresh = json.loads((Path(out) / "canonical.json").read_text(encoding="utf-8"))
     if fresh["resultsFingerprint"] != committed["resultsFingerprint"]:
         session.error(
-            "resultsFingerprint differs from the committed baseline: "
+            f"{folder}: resultsFingerprint differs from the committed baseline: "
             f"{fresh['resultsFingerprint']} != {committed['resultsFingerprint']}"
         )
-    session.log(f"resultsFingerprint matches the baseline: {fresh['resultsFingerprint']}")
-    session.run("agentic", "score", str(BASELINE / "report.json"), env=OFFLINE_ENV)
+    session.log(f"{folder}: resultsFingerprint matches the baseline {fresh['resultsFingerprint']}")
+    session.run("agentic", "score", str(baseline / "report.json"), env=OFFLINE_ENV, silent=True)
+
+
+@nox.session
+def verify(session: nox.Session) -> None:
+    """Rerun committed lanes (default: the authoritative one; `-- optional/qmd-lex` too) and
+    require each baseline's resultsFingerprint; re-score each committed baseline with the current
+    scorer; prove the oracle ceiling."""
+    _install(session)
+    for folder in session.posargs or ["fixture-agent"]:
+        if folder not in RERUNNABLE:
+            session.error(f"no rerunnable lane {folder!r}; known: {', '.join(RERUNNABLE)}")
+        _rerun_matches(session, folder)
     session.run(
-        "agentic", "run", "--adapter", "oracle", "--promote", "none", "--quiet", env=OFFLINE_ENV
+        "agentic",
+        "run",
+        "--adapter",
+        "oracle",
+        "--promote",
+        "none",
+        "--quiet",
+        env=OFFLINE_ENV,
+        silent=True,
     )
+
+
+@nox.session(name="local-model-smoke")
+def local_model_smoke(session: nox.Session) -> None:
+    """A short real llama.cpp lane (two tasks, lexical, cold and warm), run twice: every pair
+    must have a schema-valid receipt and both runs the same resultsFingerprint."""
+    _install(session, "dev,local-model")
+    args = ("--agent", "local-model", "--adapter", "lexical", "--task", "t0e10001,tb5e0003")
+    fingerprints = []
+    with tempfile.TemporaryDirectory() as out:
+        for run in ("first", "second"):
+            target = Path(out) / run
+            session.run(
+                "agentic",
+                "run",
+                *args,
+                "--promote",
+                "none",
+                "--out",
+                str(target),
+                "--quiet",
+                env=OFFLINE_ENV,
+                silent=True,
+            )
+            report = target / "report.json"
+            session.run("agentic", "validate", "report", str(report), env=OFFLINE_ENV)
+            canonical = json.loads((target / "canonical.json").read_text(encoding="utf-8"))
+            fingerprints.append(canonical["resultsFingerprint"])
+    if fingerprints[0] != fingerprints[1]:
+        session.error(f"local-model smoke is not repeatable: {fingerprints}")
+    session.log(f"local-model smoke repeatable: {fingerprints[0]}")
 
 
 if os.environ.get("CI"):

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from agentic.contract.errors import ContractError
 from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord
+from agentic.contract.schemas import parse_and_load
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.report.artifacts import render_artifacts, write_artifacts
 from agentic.report.assemble import build_report
 from agentic.report.environment import collect_environment
+from agentic.report.markdown import render_beside
 from agentic.resources import repo_root
 from agentic.runner.agents import agent_lane
 from agentic.runner.benchmark import RunConfig, RunResult, run_benchmark
@@ -118,6 +120,24 @@ def _refuse_mixed_ceiling(adapter_ids: tuple[str, ...]) -> None:
         )
 
 
+AUTHORITATIVE_FOLDER = "fixture-agent"
+
+
+def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
+    """For a run written as an optional baseline: its cohorts beside the committed authoritative
+    baseline of the same fixture, so a comparator lane reads next to lexical and capsule."""
+    root = repo_root()
+    if target is None or root is None or "optional" not in target.parts:
+        return ""
+    path = root / "baselines" / AUTHORITATIVE_FOLDER / "report.json"
+    if not path.is_file():
+        return ""
+    reference = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
+    if reference.fixtureFingerprint != report.fixtureFingerprint:
+        return ""
+    return render_beside(report, reference, f"baselines/{AUTHORITATIVE_FOLDER}")
+
+
 def execute_lane(
     request: LaneRequest, *, progress: Callable[[str], None] = lambda message: None
 ) -> LaneOutcome:
@@ -161,7 +181,7 @@ def execute_lane(
         replays=run.replays,
         promotion=promote(run, scores, request.promote),
     )
-    files = render_artifacts(report)
+    files = render_artifacts(report, extra_markdown=_beside_authoritative(report, target))
     if target is not None:
         write_artifacts(target, files)
         progress(f"wrote {target}")

@@ -14,6 +14,7 @@ them)."""
 
 from __future__ import annotations
 
+import hashlib
 import resource
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -70,6 +71,14 @@ class PodmanStore:
     @property
     def conf(self) -> Path:
         return self.folder / "containers.conf"
+
+
+def kept_runroot(store: Path) -> Path:
+    """The runroot of a store kept between runs. libpod records the runroot in the store's
+    database and refuses another one later, so it must be the same path every run: short (under
+    /tmp), and derived from the store's path."""
+    digest = hashlib.sha256(str(store.resolve()).encode("utf-8")).hexdigest()[:12]
+    return Path("/tmp") / f"agentic-podman-{digest}"
 
 
 def requested_engine(environ: Mapping[str, str]) -> EngineKind | None:

@@ -365,10 +365,15 @@ def open_engine(
     scratch = Path(tempfile.mkdtemp(prefix="run-", dir=cache))
     stack.callback(delete_folder, scratch)
     if kind == "podman":
-        # /tmp, not the scratch folder: a checkout's path can exceed podman's runroot limit.
-        runroot = Path(tempfile.mkdtemp(prefix="agentic-podman-", dir="/tmp"))
+        # Under /tmp, not the scratch folder: a checkout's path can exceed podman's runroot limit.
+        if options.keep_store:
+            store = cache / "store"
+            runroot = eng.kept_runroot(store)
+            runroot.mkdir(mode=0o700, exist_ok=True)
+        else:
+            store = scratch / "podman"
+            runroot = Path(tempfile.mkdtemp(prefix="agentic-podman-", dir="/tmp"))
         stack.callback(delete_folder, runroot)
-        store = cache / "store" if options.keep_store else scratch / "podman"
         engine = eng.podman_engine(program, eng.PodmanStore(store, runroot), environ)
         if not options.keep_store:
             stack.callback(remove_quietly, engine, eng.reset_args())
@@ -499,23 +504,20 @@ def smoke(
     session: Session, stack: ExitStack, tag: str, options: Options, figures: dict[str, Any]
 ) -> None:
     adapter_ids, has_local_model, first_task = kit_facts(options.fixture)
-    results = []
+    results: list[dict[str, Any]] = []
+    figures["smoke"] = results
     for lane in smoke_lanes(adapter_ids, has_local_model, first_task):
         result = run_image_lane(session, stack, tag, lane, options.fixture)
         copy_out(session.root, result.out, lane.name)
+        results.append(
+            {"lane": lane.name, "exitCode": result.exit_code, "seconds": round(result.seconds, 2)}
+        )
         if result.exit_code != 0:
             reason = first_harness_error(result.out / "report.json")
             raise ContainerError(
                 "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside{reason}"
             )
-        results.append(
-            {
-                "lane": lane.name,
-                "seconds": round(result.seconds, 2),
-                "resultsFingerprint": results_fingerprint(result.canonical(), lane.name),
-            }
-        )
-    figures["smoke"] = results
+        results[-1]["resultsFingerprint"] = results_fingerprint(result.canonical(), lane.name)
 
 
 def stage_fixture(fixture: Path, scratch: Path) -> Path:

@@ -182,3 +182,51 @@ def render_markdown(report: BenchmarkReport) -> str:
             ),
         )
     return "\n".join(lines) + "\n"
+
+
+def _median_ms(timings: list[Timing]) -> str:
+    values = sorted(t.valueMs for t in timings if t.valueMs is not None)
+    if not values:
+        return "null"
+    middle = len(values) // 2
+    median = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+    return f"{round(median, 3)} ms"
+
+
+def _beside_rows(report: BenchmarkReport, source: str) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    for (adapter, lifecycle), items in _cohorts(report).items():
+        canon = [r.canonical for r, _ in items]
+        timings = [r.observations.timings for r, _ in items]
+        rows.append(
+            (
+                adapter,
+                lifecycle,
+                source,
+                f"{sum(s.score.success for _, s in items)}/{len(items)}",
+                str(sum(c.agentCalls for c in canon)),
+                str(sum(c.modelVisibleUtf8Bytes for c in canon)),
+                _median_ms([t.tool for t in timings]),
+                _median_ms([t.endToEnd for t in timings]),
+            )
+        )
+    return rows
+
+
+def render_beside(report: BenchmarkReport, reference: BenchmarkReport, name: str) -> str:
+    """This run's cohorts next to a committed reference run on the same fixture (an optional
+    lane beside the authoritative baseline). Latency compares only within one machine."""
+    header = (
+        "adapter",
+        "lifecycle",
+        "run",
+        "success",
+        "agentCalls",
+        "bytes",
+        "median tool",
+        "median e2e",
+    )
+    rows = _beside_rows(report, "this run") + _beside_rows(reference, name)
+    lines = ["", f"## Beside `{name}`", ""]
+    lines += _table(header, sorted(rows, key=lambda row: (row[1], row[0], row[2])))
+    return "\n".join(lines) + "\n"

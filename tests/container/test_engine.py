@@ -105,6 +105,14 @@ def test_podman_engine_keeps_all_state_in_its_store(tmp_path: Path) -> None:
     assert store.conf.is_file()
 
 
+def test_a_kept_store_gets_the_same_short_runroot_every_run(tmp_path: Path) -> None:
+    store = tmp_path / "a" / "long" / "checkout" / "path" / ".cache" / "container" / "store"
+    first, second = eng.kept_runroot(store), eng.kept_runroot(store)
+    assert first == second
+    assert len(str(first)) <= 50  # podman's limit for a runroot
+    assert eng.kept_runroot(tmp_path / "other") != first
+
+
 def test_docker_engine_turns_on_buildkit() -> None:
     assert eng.docker_engine("/usr/bin/docker", {}).env["DOCKER_BUILDKIT"] == "1"
 

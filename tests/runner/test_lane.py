@@ -11,6 +11,7 @@ from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.contract.schemas import schema_errors
 from agentic.lane import LaneRequest, execute_lane
+from agentic.report.markdown import render_beside
 from tests.support.tiny_fixture import TASK_A, TASK_IDS, write_tiny_fixture
 
 
@@ -128,3 +129,10 @@ def test_a_reused_index_gives_the_same_canonical_report(tiny: Path, tmp_path: Pa
     expected = (tmp_path / "fresh" / "canonical.json").read_bytes()
     for name in ("filled", "reused"):
         assert (tmp_path / name / "canonical.json").read_bytes() == expected
+
+
+def test_an_optional_lane_can_be_read_beside_a_reference_run(tiny: Path) -> None:
+    report = execute_lane(_request(tiny)).report
+    table = render_beside(report, report, "baselines/fixture-agent")
+    rows = [line for line in table.splitlines() if line.startswith("| capsule | cold")]
+    assert [row.split(" | ")[2] for row in rows] == ["baselines/fixture-agent", "this run"]
