@@ -39,6 +39,7 @@ from containers.errors import ContainerError, last_line
 
 AUTHORITATIVE = "capsule,lexical,mcp-reference"
 BASELINE = Path("baselines/fixture-agent/canonical.json")
+QMD_LEX_BASELINE = Path("baselines/optional/qmd-lex/canonical.json")
 CACHE = Path(".cache/container")
 LAST_RUN = "last-run"
 IMAGE_REPOSITORY = "localhost/agentic-kit"
@@ -62,10 +63,12 @@ class Options:
 
 @dataclass(frozen=True)
 class Lane:
-    """One ``agentic run`` invocation; ``args`` exclude --fixture, --out and --quiet."""
+    """One ``agentic run`` invocation; ``args`` exclude --fixture, --out and --quiet.
+    ``baseline``: the committed canonical.json a run of the bundled fixture must reproduce."""
 
     name: str
     args: tuple[str, ...]
+    baseline: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -166,10 +169,13 @@ def ca_bundle(environ: Mapping[str, str]) -> Path | None:
 def smoke_lanes(
     adapter_ids: Sequence[str], has_local_model: bool, first_task: str
 ) -> tuple[Lane, ...]:
-    """The smoke lanes this kit version has: real qmd over MCP, and the local model on one task."""
+    """The smoke lanes this kit version has: real qmd over MCP (with the arguments of its
+    optional baseline), and the local model on one task (its text is build-specific: no baseline).
+    """
     lanes: list[Lane] = []
     if "qmd-lex" in adapter_ids:
-        lanes.append(Lane("qmd-lex", ("--adapter", "qmd-lex", "--promote", "none")))
+        qmd_args = ("--adapter", "qmd-lex", "--promote", "none", "--no-replay")
+        lanes.append(Lane("qmd-lex", qmd_args, baseline=QMD_LEX_BASELINE))
     if has_local_model:
         lanes.append(
             Lane(
@@ -500,6 +506,17 @@ def compare_baseline(root: Path, options: Options, inside_fp: str) -> str | None
     return committed
 
 
+def compare_optional_baseline(root: Path, options: Options, lane: Lane, fingerprint: str) -> bool:
+    """A smoke lane that has a committed baseline must reproduce it (bundled fixture only)."""
+    if lane.baseline is None or options.fixture is not None or not (root / lane.baseline).is_file():
+        return False
+    committed = results_fingerprint(read_json(root / lane.baseline), str(lane.baseline))
+    require_same(
+        f"resultsFingerprint vs {lane.baseline}", committed, fingerprint, "fingerprint_mismatch"
+    )
+    return True
+
+
 def smoke(
     session: Session, stack: ExitStack, tag: str, options: Options, figures: dict[str, Any]
 ) -> None:
@@ -517,7 +534,11 @@ def smoke(
             raise ContainerError(
                 "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside{reason}"
             )
-        results[-1]["resultsFingerprint"] = results_fingerprint(result.canonical(), lane.name)
+        fingerprint = results_fingerprint(result.canonical(), lane.name)
+        results[-1]["resultsFingerprint"] = fingerprint
+        results[-1]["baselineCompared"] = compare_optional_baseline(
+            session.root, options, lane, fingerprint
+        )
 
 
 def stage_fixture(fixture: Path, scratch: Path) -> Path:

@@ -16,13 +16,14 @@ import re
 import sys
 from typing import Any
 
+from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.generation import (
     add_generation_options,
     generation_report,
     load_inputs,
     settings_from,
 )
-from agentic.commands.ranking import csv_list, progress_printer
+from agentic.commands.ranking import progress_printer
 
 
 def register(subparsers: Any) -> None:

@@ -15,29 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentic.commands.argtypes import positive_int
+from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.contract.errors import ContractError
 from agentic.resources import default_fixture_dir
 
 DEFAULT_TIMEOUT_MS = 30_000
-
-
-def csv_list(value: str) -> tuple[str, ...]:
-    items = tuple(item.strip() for item in value.split(","))
-    if any(not item for item in items):
-        raise argparse.ArgumentTypeError(f"empty item in {value!r}")
-    if len(set(items)) != len(items):
-        raise argparse.ArgumentTypeError(f"duplicate item in {value!r}")
-    return items
-
-
-def positive_int(value: str) -> int:
-    try:
-        number = int(value, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"{value!r} must be positive")
-    return number
 
 
 def finite_float(value: str) -> float:

@@ -7,28 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentic.commands.argtypes import csv_items, positive_int
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES
 from agentic.resources import default_fixture_dir, repo_root
 
 DEFAULT_TIMEOUT_MS = 30_000
-
-
-def _csv(value: str) -> tuple[str, ...]:
-    items = tuple(value.split(","))
-    if any(not item.strip() for item in items):
-        raise argparse.ArgumentTypeError(f"empty item in {value!r}")
-    return items
-
-
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"{value!r} must be positive")
-    return number
 
 
 def _promotion_pair(value: str) -> tuple[str, str] | None:
@@ -44,11 +28,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("run", help="run a lane and score it")
     parser.add_argument("--fixture", type=Path, default=None)
     parser.add_argument("--cues", type=Path, default=None)
-    parser.add_argument("--adapter", type=_csv, default=None)
-    parser.add_argument("--task", type=_csv, default=None)
-    parser.add_argument("--lifecycle", type=_csv, default=LIFECYCLES)
+    parser.add_argument("--adapter", type=csv_items, default=None)
+    parser.add_argument("--task", type=csv_items, default=None)
+    parser.add_argument("--lifecycle", type=csv_items, default=LIFECYCLES)
     parser.add_argument("--agent", choices=("fixture", "local-model"), default="fixture")
-    parser.add_argument("--timeout-ms", type=_positive_int, default=DEFAULT_TIMEOUT_MS)
+    parser.add_argument("--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS)
     parser.add_argument("--promote", type=_promotion_pair, default=("capsule", "mcp-reference"))
     parser.add_argument("--no-replay", action="store_true", help="skip the capsule replay")
     parser.add_argument(

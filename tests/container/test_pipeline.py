@@ -85,6 +85,28 @@ def test_smoke_lanes_follow_what_the_kit_has() -> None:
     assert local[local.index("--task") + 1] == "t1"
 
 
+def test_the_qmd_lex_smoke_lane_reproduces_its_optional_baseline() -> None:
+    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
+    assert lane.baseline == pipeline.QMD_LEX_BASELINE
+
+
+def test_a_smoke_lane_that_differs_from_its_baseline_fails(tmp_path: Path) -> None:
+    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
+    path = tmp_path / pipeline.QMD_LEX_BASELINE
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"resultsFingerprint": FP_B}), encoding="utf-8")
+    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+    with pytest.raises(ContainerError) as caught:
+        pipeline.compare_optional_baseline(tmp_path, options, lane, FP_A)
+    assert caught.value.code == "fingerprint_mismatch"
+
+
+def test_a_smoke_lane_without_a_committed_baseline_is_not_compared(tmp_path: Path) -> None:
+    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
+    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+    assert pipeline.compare_optional_baseline(tmp_path, options, lane, FP_A) is False
+
+
 def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None:
     lane = pipeline.Lane("authoritative", ("--adapter", "capsule"))
     assert pipeline.lane_command(lane, fixture="/fixture", out="/out/authoritative") == [
