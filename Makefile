@@ -4,7 +4,7 @@ PYTHON ?= python3
 BOOT := .venv-nox
 NOX := $(BOOT)/bin/nox
 
-.PHONY: test baseline verify lane bench clean
+.PHONY: test baseline verify container clean
 
 $(NOX):
 	$(PYTHON) -m venv $(BOOT)
@@ -18,6 +18,9 @@ baseline: $(NOX)
 
 verify: $(NOX)
 	$(NOX) -s fixture verify
+
+container: $(NOX)
+	$(NOX) -s container
 
 clean:
 	rm -rf $(BOOT) .nox .mypy_cache .ruff_cache .pytest_cache

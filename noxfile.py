@@ -61,7 +61,8 @@ def lint(session: nox.Session) -> None:
     _install(session)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    session.run("mypy", "--strict", "agentic")
+    session.run("mypy", "--strict", "agentic", "containers")
+    session.run("hadolint", "Dockerfile")
 
 
 @nox.session
@@ -302,6 +303,24 @@ def local_model_smoke(session: nox.Session) -> None:
     if fingerprints[0] != fingerprints[1]:
         session.error(f"local-model smoke is not repeatable: {fingerprints}")
     session.log(f"local-model smoke repeatable: {fingerprints[0]}")
+
+
+@nox.session
+def container(session: nox.Session) -> None:
+    """Build the pinned image twice (the second build must reuse every layer), rerun the
+    authoritative lane inside it without network, and require the host run's and the committed
+    baseline's resultsFingerprint; then the qmd-lex and local-model smoke lanes inside.
+
+    podman with a private store (installed from Debian's packages when missing and run as root);
+    AGENTIC_CONTAINER_ENGINE=docker uses Docker (DOCKER_HOST) instead. The base image is built
+    with debootstrap and cached in .cache/container/ (`-- --base pinned` uses the Dockerfile's
+    digest-pinned default, which needs a registry). `-- --fixture PATH` runs another fixture
+    (compared with the host run only); `-- --keep-store` keeps podman's store for fast rebuilds.
+    Figures (build cold/warm, image size, lane wall time inside vs host) go to
+    .cache/container/last-run/summary.json, with the artifacts the image wrote.
+    """
+    _install(session)
+    session.run("python", "-m", "containers", *session.posargs, env=OFFLINE_ENV)
 
 
 if os.environ.get("CI"):

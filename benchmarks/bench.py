@@ -244,11 +244,46 @@ def bench_qmd() -> None:
             )
 
 
+CONTAINER_SUMMARY = Path(".cache/container/last-run/summary.json")
+
+
+def bench_container() -> None:
+    """Figures of the last `nox -s container`: build cold/warm, image size, lane inside vs host."""
+    import json
+
+    print(f"container: figures of the last 'nox -s container' ({CONTAINER_SUMMARY})")
+    if not CONTAINER_SUMMARY.is_file():
+        print("  not run (no summary: run 'nox -s container' first)")
+        return
+    figures = json.loads(CONTAINER_SUMMARY.read_text(encoding="utf-8"))
+    build, lane = figures["build"], figures["lane"]
+    size_gb = build["imageSizeBytes"] / 1e9
+    print(f"  engine {figures['engine']}; image {build['image']} ({size_gb:.2f} GB)")
+    report("image build, cold", build["coldSeconds"], "s", 1200, higher_is_better=False)
+    report(
+        "image build, warm (every layer reused)",
+        build["warmSeconds"],
+        "s",
+        30,
+        higher_is_better=False,
+    )
+    report("authoritative lane on the host", lane["hostSeconds"], "s", 120, higher_is_better=False)
+    report(
+        "authoritative lane in the image",
+        lane["containerSeconds"],
+        "s",
+        120,
+        higher_is_better=False,
+    )
+    report("lane wall time, image / host", lane["ratio"], "x", 1.5, higher_is_better=False)
+
+
 SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
     "lane": bench_lane,
     "qmd": bench_qmd,
+    "container": bench_container,
 }
 
 

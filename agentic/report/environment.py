@@ -37,7 +37,8 @@ def git_info() -> GitInfo:
         dirty = os.environ.get(BUILD_DIRTY_ENV)
         return GitInfo(
             commit=baked,
-            dirty=None if dirty is None else dirty == "true",
+            # Only an explicit "true"/"false" is known; an empty build arg says nothing.
+            dirty={"true": True, "false": False}.get(dirty or ""),
             unavailableReason=None,
         )
     root = repo_root()
