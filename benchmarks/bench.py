@@ -2,8 +2,8 @@
 
 Run through ``nox -s bench`` (or ``python benchmarks/bench.py [SECTION ...]``). Machines here are
 shared and noisy, so nothing in this file asserts: a ratio below 1.0 means the target is met.
-Sections: lexical, mcp, lane, ranking, local-model, qmd, container. A section whose inputs are not installed
-prints why it did not run.
+Sections: lexical, mcp, lane, ranking, local-model, qmd, container. A section whose inputs are
+not installed prints why it did not run.
 """
 
 from __future__ import annotations
