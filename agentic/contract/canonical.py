@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from typing import Any
 
 import rfc8785
@@ -18,6 +19,8 @@ from agentic.contract.errors import ContractError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 ZERO_HASH = "0" * 64
+# Any surrogate code point in a Python str is unpaired (pairs decode to one code point).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _check(value: Any, pointer: str) -> None:
@@ -32,7 +35,7 @@ def _check(value: Any, pointer: str) -> None:
             raise ContractError("non_json_value", f"non-finite number at {pointer or '/'}")
         return
     if isinstance(value, str):
-        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        if not value.isascii() and _LONE_SURROGATE.search(value):
             raise ContractError("non_json_value", f"lone surrogate at {pointer or '/'}")
         return
     if isinstance(value, list):
