@@ -77,6 +77,10 @@ def fixture(session: nox.Session) -> None:
 def preflight(session: nox.Session) -> None:
     """Verify every pinned input of the authoritative lane before anything runs."""
     _install(session)
+    _preflight_checks(session)
+
+
+def _preflight_checks(session: nox.Session) -> None:
     session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
     session.run("agentic", "tools", "--fingerprint", env=OFFLINE_ENV)
 
@@ -92,6 +96,10 @@ def lane(session: nox.Session) -> None:
 def prepare(session: nox.Session) -> None:
     """Build the authoritative adapters' native indexes into the cache (reused when unchanged)."""
     _install(session)
+    _prepare_indexes(session)
+
+
+def _prepare_indexes(session: nox.Session) -> None:
     for adapter in AUTHORITATIVE.split(","):
         session.run(
             "agentic", "prepare", "--adapter", adapter, "--cache", str(INDEX_CACHE), env=OFFLINE_ENV
@@ -101,8 +109,9 @@ def prepare(session: nox.Session) -> None:
 @nox.session
 def baseline(session: nox.Session) -> None:
     """preflight -> prepare -> the authoritative lane, staged into baselines/fixture-agent/."""
-    preflight(session)
-    prepare(session)
+    _install(session)
+    _preflight_checks(session)
+    _prepare_indexes(session)
     session.run(
         "agentic",
         "run",

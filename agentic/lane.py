@@ -18,7 +18,7 @@ from agentic.report.markdown import render_beside
 from agentic.resources import repo_root
 from agentic.runner.agents import agent_lane
 from agentic.runner.benchmark import RunConfig, RunResult, run_benchmark
-from agentic.runner.lanes import baseline_folder
+from agentic.runner.lanes import AUTHORITATIVE_FOLDER, OPTIONAL_FOLDER, baseline_folder
 from agentic.runner.registry import ADAPTER_IDS, DEFAULT_ADAPTERS, create_adapter
 from agentic.runner.schedule import build_schedule
 from agentic.scoring.promotion import ScoredPair, evaluate_promotion
@@ -120,16 +120,16 @@ def _refuse_mixed_ceiling(adapter_ids: tuple[str, ...]) -> None:
         )
 
 
-AUTHORITATIVE_FOLDER = "fixture-agent"
-
-
 def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
     """For a run written as an optional baseline: its cohorts beside the committed authoritative
     baseline of the same fixture, so a comparator lane reads next to lexical and capsule."""
     root = repo_root()
-    if target is None or root is None or "optional" not in target.parts:
+    if target is None or root is None:
         return ""
-    path = root / "baselines" / AUTHORITATIVE_FOLDER / "report.json"
+    baselines = root / "baselines"
+    if not target.is_relative_to(baselines / OPTIONAL_FOLDER):
+        return ""
+    path = baselines / AUTHORITATIVE_FOLDER / "report.json"
     if not path.is_file():
         return ""
     reference = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))

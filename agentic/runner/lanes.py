@@ -21,12 +21,14 @@ class Lane:
 
 
 AUTHORITATIVE_ADAPTERS: tuple[str, ...] = ("capsule", "lexical", "mcp-reference")
+AUTHORITATIVE_FOLDER = "fixture-agent"
+OPTIONAL_FOLDER = "optional"
 
 LANES: tuple[Lane, ...] = (
-    Lane("fixture", frozenset(AUTHORITATIVE_ADAPTERS), "fixture-agent"),
-    Lane("fixture", frozenset({"qmd-lex"}), "optional/qmd-lex"),
-    Lane("fixture", frozenset({"qmd"}), "optional/qmd"),
-    Lane("local-model", frozenset(AUTHORITATIVE_ADAPTERS), "optional/local-model"),
+    Lane("fixture", frozenset(AUTHORITATIVE_ADAPTERS), AUTHORITATIVE_FOLDER),
+    Lane("fixture", frozenset({"qmd-lex"}), f"{OPTIONAL_FOLDER}/qmd-lex"),
+    Lane("fixture", frozenset({"qmd"}), f"{OPTIONAL_FOLDER}/qmd"),
+    Lane("local-model", frozenset(AUTHORITATIVE_ADAPTERS), f"{OPTIONAL_FOLDER}/local-model"),
 )
 
 
