@@ -33,15 +33,14 @@ from typing import Any
 
 from agentic.agents.base import TokenCount
 from agentic.agents.cues import AGENT_ID, ClaimCues, CueTable
+from agentic.agents.observed import Item, call_items, from_visible
 from agentic.contract.base import is_full_date
 from agentic.contract.canonical import canonical_text, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.steps import VisibleCall, VisibleEvidence
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask, ClaimDefinition
 
 STATE_MACHINE = "search-read-final-cues-v1"
-BUNDLE_PROJECTION = "gno-context-agent-v1"
 FIXTURE_AGENT_PROMPT = (
     "You are a deterministic evidence agent.\n"
     "Use only the visible task and normalized tool results. Search before reading.\n"
@@ -79,17 +78,6 @@ _NEWEST_WORDS = ("newer", "current", "final")
 
 
 @dataclass(frozen=True)
-class Item:
-    """One observed evidence item: a coordinate and the exact text it covers."""
-
-    uri: str
-    source_hash: str
-    start_line: int
-    end_line: int
-    text: str
-
-
-@dataclass(frozen=True)
 class Line:
     """One non-blank line of an observed item, with its 1-based line number in the source."""
 
@@ -99,73 +87,6 @@ class Line:
 
 
 # ---- observed evidence -------------------------------------------------------------------------
-
-
-def _from_visible(evidence: VisibleEvidence) -> Item:
-    return Item(
-        evidence.uri, evidence.sourceHash, evidence.startLine, evidence.endLine, evidence.text
-    )
-
-
-def _checked_item(uri: Any, start: Any, end: Any, source_hash: Any, text: Any) -> Item | None:
-    """An item from untrusted bundle content, or None when it could not be cited validly."""
-    if not (isinstance(uri, str) and uri.startswith("gno://")):
-        return None
-    if not (_is_line(start) and _is_line(end) and start <= end):
-        return None
-    if not (isinstance(source_hash, str) and _SHA256.fullmatch(source_hash)):
-        return None
-    if not isinstance(text, str):
-        return None
-    return Item(uri, source_hash, start, end, text)
-
-
-def _is_line(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _tuple_item(value: Any) -> Item | None:
-    # [uri, startLine, endLine, sourceHash, mirrorHash, passageHash, text, ...]
-    if not (isinstance(value, list) and len(value) >= 7):
-        return None
-    return _checked_item(value[0], value[1], value[2], value[3], value[6])
-
-
-def _object_item(value: Any) -> Item | None:
-    if not isinstance(value, dict):
-        return None
-    return _checked_item(
-        value.get("uri"),
-        value.get("startLine"),
-        value.get("endLine"),
-        value.get("sourceHash"),
-        value.get("text"),
-    )
-
-
-def bundle_items(content: str) -> tuple[Item, ...]:
-    """Evidence carried in a bundle's content, read by the same rules that hid it from the
-    projected evidence list (``agentic.tools``). Content that is not strict JSON carries none."""
-    try:
-        payload = parse_strict(content, source="bundle content")
-    except ContractError:
-        return ()
-    if not isinstance(payload, dict):
-        return ()
-    if payload.get("v") == BUNDLE_PROJECTION and isinstance(payload.get("e"), list):
-        found = [_tuple_item(value) for value in payload["e"]]
-    elif isinstance(payload.get("evidence"), list):
-        found = [_object_item(value) for value in payload["evidence"]]
-    else:
-        return ()
-    return tuple(item for item in found if item is not None)
-
-
-def call_items(call: VisibleCall) -> tuple[Item, ...]:
-    items = tuple(_from_visible(evidence) for evidence in call.result.evidence)
-    if not items and call.result.resultRole == "evidence_bundle":
-        return bundle_items(call.result.content)
-    return items
 
 
 def read_pool(calls: Sequence[VisibleCall]) -> tuple[Item, ...]:
@@ -180,7 +101,7 @@ def read_pool(calls: Sequence[VisibleCall]) -> tuple[Item, ...]:
 
 def candidate_pool(calls: Sequence[VisibleCall]) -> tuple[Item, ...]:
     return tuple(
-        _from_visible(evidence)
+        from_visible(evidence)
         for call in calls
         if call.result.resultRole == "candidates"
         for evidence in call.result.evidence
@@ -400,7 +321,7 @@ def _read_step(
     last: VisibleCall,
     candidates: Sequence[Item],
 ) -> dict[str, Any]:
-    shown = tuple(_from_visible(evidence) for evidence in last.result.evidence)
+    shown = tuple(from_visible(evidence) for evidence in last.result.evidence)
     relevant = [
         line
         for definition in task.claims

@@ -268,7 +268,7 @@ class LocalModelSession:
         if len(calls) != self._steps:
             raise RuntimeError(f"history has {len(calls)} calls after {self._steps} steps")
         if calls:
-            self._pending.extend(self._tokens(after_call(calls[-1])))
+            self._pending.extend(self._tokens(after_call(self._task, calls[-1])))
         else:
             self._start_from_preamble()
             self._pending = self._tokens(task_opening(self._task))
@@ -277,7 +277,7 @@ class LocalModelSession:
             tools=self._tools if remaining > 0 else (),
             collections=self._task.corpus.collections,
             uris=seen_uris(calls),
-            citables=citables(calls),
+            citables=citables(self._task, calls),
         )
         grammar = step_grammar(self._task, shape)
         text = self._generate(Matcher(grammar), to_gbnf(grammar))

@@ -2,32 +2,32 @@
 
 The conversation is a fixed preamble (system text and one invented worked example), the public
 task, and for each delivered call the model's own previous output followed by a compact rendering
-of the result: its status, its content (unless its evidence lines already carry all of it) and
-its evidence as numbered lines per URI. Hashes of delivered results are never shown: the grammar
-writes the exact citation for a line the model names, so the prompt spends no tokens on hex.
+of the result: its status, then its evidence as numbered lines per URI (or, for a result with no
+evidence, its content).
 
-Evidence the model may cite is what delivered results showed, expanded to single lines the way
-the fixture agent does (span hash = sha256 of the line text), plus each multi-line item as is.
-Bundles whose projected evidence is empty carry their evidence in the content; it is read from
-there by the same rules the tool projection used to hide it.
+A result shows at most ``RESULT_CHARS`` characters of evidence: the lines that share most words
+with the goal, the claim keys and the call's own query. This is the agent's reading policy, fixed
+and visible-data-only; it keeps every step to a few hundred prompt tokens, which is what lets a
+two-core machine run the full lane. The receipt still records every delivered byte, and the
+scorer judges against the whole delivered result, not against what the model chose to read.
+
+Hashes are never shown: the grammar writes the exact citation for a line the model names, and
+the model may name only lines it was shown (``citables``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from agentic.agents.grammar import Citable
+from agentic.agents.observed import Item, call_items
 from agentic.contract.canonical import sha256_hex
-from agentic.contract.errors import ContractError
 from agentic.contract.steps import VisibleCall
-from agentic.contract.strict_json import parse_strict
 from agentic.contract.task import AgentTask
 
-PROMPT_VERSION = "local-model-prompt-v1"
-BUNDLE_PROJECTION = "gno-context-agent-v1"
+PROMPT_VERSION = "local-model-prompt-v2"
 
 SYSTEM_PROMPT = (
     "You are a retrieval agent. Each turn, reply with one JSON object and no prose: a tool call, "
@@ -73,20 +73,17 @@ EXAMPLE_TURNS: tuple[tuple[str, str], ...] = (
 
 _URI_IN_TEXT = re.compile(r"gno://[^\s\"'<>\\`]+")
 _URI_TRAILING = ".,;:)]}"
-_SHA256 = re.compile(r"[a-f0-9]{64}")
-_OBJECT_FIELDS = ("uri", "startLine", "endLine", "sourceHash")
-
-
-@dataclass(frozen=True)
-class Item:
-    """An observed evidence item: a coordinate and the exact text it covers."""
-
-    uri: str
-    source_hash: str
-    start_line: int
-    end_line: int
-    span_hash: str
-    text: str
+_WORD = re.compile(r"\w+")
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_STOPWORDS = frozenset(
+    "the and for from with that this what which when where who whose does did are was were "  # noqa: SIM905
+    "has have its into than then their there these those not any all per how".split()
+)
+# What one result may show: about 300 tokens. A lexical result is 3-5 kB of text; reading it
+# whole made every step cost seconds of prompt evaluation on two cores.
+RESULT_CHARS = 900
+LINE_CHARS = 160
+ELLIPSIS = "\u2026"
 
 
 @dataclass(frozen=True)
@@ -99,61 +96,6 @@ class Segment:
     control: bool
 
 
-# --- observed evidence --------------------------------------------------------------------------
-
-
-def _is_line(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
-def _checked(fields: tuple[Any, Any, Any, Any, Any, Any]) -> Item | None:
-    """An item from untrusted bundle content (uri, start, end, source hash, span hash, text),
-    or None when it cannot be cited validly."""
-    uri, start, end, source, span, text = fields
-    if not (isinstance(uri, str) and uri.startswith("gno://")):
-        return None
-    if not (_is_line(start) and _is_line(end) and start <= end):
-        return None
-    if not (isinstance(source, str) and _SHA256.fullmatch(source)):
-        return None
-    if not isinstance(text, str) or not isinstance(span, str) or span != sha256_hex(text):
-        return None
-    return Item(uri, source, start, end, span, text)
-
-
-def bundle_items(content: str) -> tuple[Item, ...]:
-    try:
-        payload = parse_strict(content, source="bundle content")
-    except ContractError:
-        return ()
-    if not isinstance(payload, dict):
-        return ()
-    found: list[Item | None] = []
-    if payload.get("v") == BUNDLE_PROJECTION and isinstance(payload.get("e"), list):
-        for t in payload["e"]:
-            # [uri, startLine, endLine, sourceHash, mirrorHash, passageHash, text, ...]
-            if isinstance(t, list) and len(t) >= 7:
-                found.append(_checked((t[0], t[1], t[2], t[3], t[5], t[6])))
-    elif isinstance(payload.get("evidence"), list):
-        for o in payload["evidence"]:
-            if isinstance(o, dict):
-                span = o.get("passageHash", o.get("spanHash"))
-                uri, start, end, source = (o.get(k) for k in _OBJECT_FIELDS)
-                found.append(_checked((uri, start, end, source, span, o.get("text"))))
-    return tuple(item for item in found if item is not None)
-
-
-def call_items(call: VisibleCall) -> tuple[Item, ...]:
-    result = call.result
-    items = tuple(
-        Item(e.uri, e.sourceHash, e.startLine, e.endLine, e.spanHash, e.text)
-        for e in result.evidence
-    )
-    if not items and result.resultRole == "evidence_bundle":
-        return bundle_items(result.content)
-    return items
-
-
 @dataclass(frozen=True)
 class Line:
     uri: str
@@ -162,34 +104,87 @@ class Line:
     text: str
 
 
-def lines_of(item: Item) -> Iterator[Line]:
+# --- what a result shows ------------------------------------------------------------------------
+
+
+def readable_items(call: VisibleCall) -> tuple[Item, ...]:
+    """Observed items whose stated span hash is the hash of their text: only those can be cited
+    validly, so only those are shown."""
+    return tuple(item for item in call_items(call) if item.span_hash == sha256_hex(item.text))
+
+
+def _lines_of(item: Item) -> Iterator[Line]:
     for offset, text in enumerate(item.text.split("\n")):
-        yield Line(item.uri, item.source_hash, item.start_line + offset, text)
+        if text.strip():
+            yield Line(item.uri, item.source_hash, item.start_line + offset, text)
 
 
-def _citables_of(item: Item) -> Iterator[Citable]:
-    for line in lines_of(item):
-        if line.text.strip():
+def focus_terms(task: AgentTask, call: VisibleCall) -> frozenset[str]:
+    """Words of the goal, the claim keys and the call's own query, casefolded."""
+    parts = [task.brief.goal, *(_CAMEL_BOUNDARY.sub(" ", c.claimKey) for c in task.claims)]
+    query = call.arguments.get("query")
+    if isinstance(query, str):
+        parts.append(query)
+    words = _WORD.findall(" ".join(parts).casefold())
+    return frozenset(w for w in words if len(w) >= 3 and w not in _STOPWORDS)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + ELLIPSIS
+
+
+def shown_lines(task: AgentTask, call: VisibleCall) -> tuple[Line, ...]:
+    """The lines of a result the model reads, in result order: the lines sharing most words with
+    the goal, claims and query, until the result's character budget is spent (ties keep result
+    order, so a short read is shown whole)."""
+    unique = {
+        (line.uri, line.number): line for item in readable_items(call) for line in _lines_of(item)
+    }
+    lines = list(unique.values())
+    terms = focus_terms(task, call)
+    overlap = [sum(term in line.text.casefold() for term in terms) for line in lines]
+    chosen: list[int] = []
+    spent = 0
+    for index in sorted(range(len(lines)), key=lambda i: (-overlap[i], i)):
+        cost = len(_clip(lines[index].text))
+        if spent + cost <= RESULT_CHARS:
+            chosen.append(index)
+            spent += cost
+    return tuple(lines[index] for index in sorted(chosen))
+
+
+def citables(task: AgentTask, calls: Sequence[VisibleCall]) -> tuple[Citable, ...]:
+    """Every coordinate the model may cite, unique, in first-seen order: each line it was shown,
+    and each multi-line item all of whose lines it was shown."""
+    seen: dict[Citable, None] = {}
+    for call in calls:
+        shown = shown_lines(task, call)
+        for line in shown:
             span = sha256_hex(line.text)
-            yield Citable(line.uri, line.number, line.number, line.source_hash, span)
-    if item.end_line > item.start_line:
-        yield Citable(item.uri, item.start_line, item.end_line, item.source_hash, item.span_hash)
-
-
-def citables(calls: Sequence[VisibleCall]) -> tuple[Citable, ...]:
-    """Every coordinate the model may cite, unique, in first-seen order."""
-    seen = {c: None for call in calls for item in call_items(call) for c in _citables_of(item)}
+            seen.setdefault(Citable(line.uri, line.number, line.number, line.source_hash, span))
+        numbers = {(line.uri, line.number) for line in shown}
+        for item in readable_items(call):
+            whole = all((line.uri, line.number) in numbers for line in _lines_of(item))
+            if item.end_line > item.start_line and whole:
+                span = sha256_hex(item.text)
+                citable = Citable(item.uri, item.start_line, item.end_line, item.source_hash, span)
+                seen.setdefault(citable)
     return tuple(seen)
 
 
+def _shows_content(call: VisibleCall) -> bool:
+    return bool(call.result.content) and not readable_items(call)
+
+
 def seen_uris(calls: Sequence[VisibleCall]) -> tuple[str, ...]:
-    """URIs named by delivered results (evidence first, then content), in first-seen order."""
+    """URIs the model was shown (evidence first, then shown content), in first-seen order."""
     seen: dict[str, None] = {}
     for call in calls:
-        for item in call_items(call):
+        for item in readable_items(call):
             seen.setdefault(item.uri, None)
-        for match in _URI_IN_TEXT.findall(call.result.content):
-            seen.setdefault(match.rstrip(_URI_TRAILING), None)
+        if _shows_content(call):
+            for match in _URI_IN_TEXT.findall(call.result.content):
+                seen.setdefault(match.rstrip(_URI_TRAILING), None)
     return tuple(uri for uri in seen if len(uri) > len("gno://"))
 
 
@@ -209,39 +204,37 @@ def render_task(task: AgentTask) -> str:
     )
 
 
-def _render_lines(items: Iterable[Item]) -> str:
-    blocks: dict[str, dict[int, str]] = {}
-    for item in items:
-        numbered = blocks.setdefault(item.uri, {})
-        for line in lines_of(item):
-            if line.text.strip():
-                numbered.setdefault(line.number, line.text)
-    return "\n".join(
-        uri + "\n" + "\n".join(f"{n}: {text}" for n, text in sorted(numbered.items()))
-        for uri, numbered in blocks.items()
-    )
+def _render_evidence(task: AgentTask, call: VisibleCall) -> str:
+    """Shown lines grouped by URI; a URI with lines left out ends in an ellipsis line."""
+    shown: dict[str, list[Line]] = {}
+    total: dict[str, int] = {}
+    for item in readable_items(call):
+        shown.setdefault(item.uri, [])
+        total[item.uri] = total.get(item.uri, 0) + sum(1 for _ in _lines_of(item))
+    for line in shown_lines(task, call):
+        shown[line.uri].append(line)
+    blocks = []
+    for uri, lines in shown.items():
+        rows = [f"{line.number}: {_clip(line.text)}" for line in lines]
+        if len(lines) < total[uri]:
+            rows.append(ELLIPSIS)
+        blocks.append("\n".join([uri, *rows]))
+    return "\n".join(blocks)
 
 
-def _content_is_shown_by(content: str, items: Sequence[Item]) -> bool:
-    texts = {line.text for item in items for line in lines_of(item)}
-    return all(not line.strip() or line in texts for line in content.split("\n"))
-
-
-def render_result(call: VisibleCall) -> str:
+def render_result(task: AgentTask, call: VisibleCall) -> str:
     result = call.result
     head = f"Result of {call.toolName}: {result.status}, {result.resultRole}"
     if result.errorCode is not None:
         head += f", error {result.errorCode}"
-    items = call_items(call)
-    from_content = not result.evidence and bool(items)
-    parts = [head]
-    if result.content and not from_content and not _content_is_shown_by(result.content, items):
-        parts.append(result.content)
-    if items:
-        parts.append("Evidence:\n" + _render_lines(items))
-    elif result.status == "ok":
-        parts.append("No evidence.")
-    return "\n".join(parts)
+    if readable_items(call):
+        return f"{head}\nEvidence:\n{_render_evidence(task, call)}"
+    if _shows_content(call):
+        content = result.content
+        if len(content) > RESULT_CHARS:
+            content = content[: RESULT_CHARS - 1] + ELLIPSIS
+        return f"{head}\n{content}"
+    return f"{head}\nNo evidence." if result.status == "ok" else head
 
 
 def turn(role: str, text: str) -> list[Segment]:
@@ -263,9 +256,10 @@ def task_opening(task: AgentTask) -> list[Segment]:
     return [*turn("user", render_task(task)), assistant_header()]
 
 
-def after_call(call: VisibleCall) -> list[Segment]:
+def after_call(task: AgentTask, call: VisibleCall) -> list[Segment]:
     """What follows the model's tool step: the end of its turn, the result, the next header."""
-    return [Segment("<|im_end|>\n", True), *turn("user", render_result(call)), assistant_header()]
+    end = Segment("<|im_end|>\n", True)
+    return [end, *turn("user", render_result(task, call)), assistant_header()]
 
 
 def assistant_header() -> Segment:
