@@ -182,6 +182,11 @@ def _pair_key(record: Any) -> tuple[str, str, str, str, str, str]:
     )
 
 
+def _json_pair_key(receipt: dict[str, Any]) -> tuple[str, ...]:
+    fields = ("adapterId", "taskId", "trialId", "lifecycle", "seed", "agentId")
+    return tuple(str(receipt[field]) for field in fields)
+
+
 def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
     receipts = {_pair_key(r.canonical): r.canonical for r in report.receipts}
     metrics: dict[str, Metric] = {}
@@ -251,7 +256,33 @@ def _first_difference(base: Any, new: Any, path: str) -> str | None:
             if found is not None:
                 return found
         return None
+    if isinstance(base, list) and isinstance(new, list) and len(base) == len(new):
+        for index, (left, right) in enumerate(zip(base, new, strict=True)):
+            found = _first_difference(left, right, f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
     return None if base == new else f"{path.lstrip('.')}: {base!r} vs {new!r}"
+
+
+def receipt_differences(base: LoadedReport, new: LoadedReport) -> list[str]:
+    """Each pair of NEW whose canonical receipt is not the one BASE holds for the same pair.
+
+    NEW may run a subset of BASE's schedule (a short rerun of a long committed lane); a pair BASE
+    never ran cannot be checked and makes the reports incomparable."""
+    if base.kind != "lane" or new.kind != "lane":
+        raise ContractError("report_kind_mismatch", "--receipts compares two lane reports")
+    held = {_json_pair_key(r["canonical"]): r["canonical"] for r in base.document["receipts"]}
+    differences = []
+    for receipt in new.document["receipts"]:
+        key = _json_pair_key(receipt["canonical"])
+        label = "/".join(key[:4])
+        if key not in held:
+            raise ContractError("pair_not_in_base", f"{label} is not a pair of {base.label}")
+        found = _first_difference(held[key], receipt["canonical"], "")
+        if found is not None:
+            differences.append(f"{label}: {found}")
+    return differences
 
 
 def check_comparable(base: LoadedReport, new: LoadedReport) -> None:

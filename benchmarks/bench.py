@@ -262,20 +262,88 @@ def bench_ranking() -> None:
     report("ranking tier wall time", time.perf_counter() - started, "s", 10, higher_is_better=False)
 
 
+def _model_throughput() -> None:
+    """Prompt evaluation and decoding speed of the pinned model, as the agent runs it: the lock's
+    context, batch and thread settings, over a real prompt (preamble, task, one lexical result)."""
+    import os
+
+    import llama_cpp
+
+    from agentic.agents.prompting import after_call, preamble, task_opening
+    from agentic.contract.steps import VisibleCall
+    from agentic.fixture.loader import load_fixture
+    from agentic.locks import AGENT_MODEL_LOCK, model_threads, preflight_agent_model
+    from agentic.resources import default_fixture_dir, locks_dir
+    from agentic.tools import project_result
+
+    checked = preflight_agent_model(locks_dir() / AGENT_MODEL_LOCK, os.environ)
+    runtime, threads = checked.lock.runtime, model_threads(checked.lock, os.environ)
+    fixture = load_fixture(default_fixture_dir())
+    task = fixture.task("t1a10001")
+    adapter = LexicalAdapter(fixture.snapshot)
+    arguments: dict[str, object] = {"query": "Brenmoor Tenancy Charter notice days"}
+    with _workdir() as root:
+        session = adapter.attach(
+            adapter.prepare(fixture.snapshot, root, timeout_s=TIMEOUT_S), timeout_s=TIMEOUT_S
+        )
+        session.reset(task, readiness_probe=False, timeout_s=TIMEOUT_S)
+        result = project_result(session.call("search", arguments, timeout_s=TIMEOUT_S).result)
+        session.close()
+    call = VisibleCall(callIndex=0, toolName="search", arguments=arguments, result=result)
+    segments = [*preamble(), *task_opening(task), *after_call(task, [call])]
+    llm = llama_cpp.Llama(
+        model_path=str(checked.model.path),
+        n_ctx=runtime.contextTokens,
+        n_batch=runtime.batchTokens,
+        n_ubatch=runtime.batchTokens,
+        n_threads=threads,
+        n_threads_batch=threads,
+        verbose=False,
+    )
+    try:
+        prompt = [
+            token
+            for segment in segments
+            for token in llm.tokenize(segment.text.encode(), add_bos=False, special=segment.control)
+        ]
+        started = time.perf_counter()
+        llm.eval(prompt)
+        prompt_rate = len(prompt) / (time.perf_counter() - started)
+        decoded = 64
+        started = time.perf_counter()
+        for _ in range(decoded):
+            llm.eval([llm.sample(temp=0.0)])
+        decode_rate = decoded / (time.perf_counter() - started)
+    finally:
+        llm.close()
+    print(f"  {'prompt tokens (preamble, task, one result)':<44} {len(prompt):>12d}")
+    print(f"  {'prompt evaluation':<44} {prompt_rate:>12.1f} tok/s ({threads} threads)")
+    print(f"  {'decoding (greedy, no grammar)':<44} {decode_rate:>12.1f} tok/s")
+
+
 def bench_local_model() -> None:
-    """Seconds per scored pair of the local-model lane (two tasks, lexical, cold and warm)."""
+    """Model throughput, then seconds per scored pair of the local-model lane (two tasks, the
+    three authoritative adapters, cold and warm, three trials)."""
     from agentic.contract.errors import ContractError
+
+    print("local-model: pinned model throughput")
+    try:
+        _model_throughput()
+    except (ContractError, ImportError) as exc:  # the extra or the model is not installed
+        print(f"  not run ({exc})")
+        return
     from agentic.lane import LaneRequest, execute_lane
     from agentic.resources import default_fixture_dir
 
     request = LaneRequest(
         fixture_dir=default_fixture_dir(),
-        adapters=("lexical",),
+        adapters=("capsule", "lexical", "mcp-reference"),
         tasks=("t0e10001", "tb5e0003"),
         agent="local-model",
         promote=None,
+        replay=False,
     )
-    print("local-model: llama.cpp agent x lexical x 2 tasks x cold, warm x 3 trials")
+    print("local-model: llama.cpp agent x 3 adapters x 2 tasks x cold, warm x 3 trials")
     started = time.perf_counter()
     try:
         outcome = execute_lane(request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,9 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )
     execute_lane(lane)
     found["lane"] = json.loads((base / "lane" / "report.json").read_bytes())
+    first_task = found["lane"]["receipts"][0]["canonical"]["taskId"]
+    execute_lane(replace(lane, tasks=(first_task,), out=base / "lane-one-task"))
+    found["lane-one-task"] = json.loads((base / "lane-one-task" / "report.json").read_bytes())
     return found
 
 
@@ -267,6 +271,59 @@ def test_lane_reports_of_different_agents_are_refused(
     code, _, err = outcome(tmp_path, capsys, reports["lane"], new)
     assert code == 2
     assert "agentId" in err
+
+
+# --- receipt by receipt ---------------------------------------------------------------------------
+
+
+def test_identical_lane_reports_have_equal_receipts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    pairs = len(reports["lane"]["receipts"])
+    code, out, _ = outcome(tmp_path, capsys, reports["lane"], reports["lane"], "--receipts")
+    assert code == 0
+    assert f"{pairs}/{pairs} receipts" in out
+
+
+def test_a_shorter_rerun_matches_the_pairs_it_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    subset = reports["lane-one-task"]
+    code, out, _ = outcome(tmp_path, capsys, reports["lane"], subset, "--receipts")
+    assert code == 0
+    assert f"{len(subset['receipts'])}/{len(subset['receipts'])} receipts" in out
+
+
+def test_a_differing_receipt_fails_naming_its_pair_and_first_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    def edit(report: Any) -> None:
+        report["receipts"][0]["canonical"]["calls"][0]["arguments"]["query"] = "edited"
+
+    new = changed(reports["lane-one-task"], edit)
+    code, out, _ = outcome(tmp_path, capsys, reports["lane"], new, "--receipts")
+    canonical = new["receipts"][0]["canonical"]
+    assert code == 1
+    assert out.startswith(f"oracle/{canonical['taskId']}/{canonical['trialId']}/cold: ")
+    assert "calls[0].arguments.query" in out
+
+
+def test_a_pair_the_base_never_ran_is_refused_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    code, _, err = outcome(
+        tmp_path, capsys, reports["lane-one-task"], reports["lane"], "--receipts"
+    )
+    assert code == 2
+    assert "pair_not_in_base" in err
+
+
+def test_receipts_of_a_ranking_report_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    code, _, err = outcome(tmp_path, capsys, reports["ranking"], reports["ranking"], "--receipts")
+    assert code == 2
+    assert "lane reports" in err
 
 
 def test_promote_files_a_first_baseline_under_its_fingerprint(

@@ -3,7 +3,7 @@
 The conversation is a fixed preamble (system text and one invented worked example), the public
 task, and for each delivered call the model's own previous output followed by a compact rendering
 of the result: its status, then its evidence as numbered lines per URI (or, for a result with no
-evidence, its content).
+evidence, its content; for a result equal to an earlier one, a note saying so).
 
 A result shows at most ``RESULT_CHARS`` characters of evidence: the lines that share most words
 with the goal, the claim keys and the call's own query. This is the agent's reading policy, fixed
@@ -36,7 +36,8 @@ SYSTEM_PROMPT = (
     "reads one source; multi_get {uris} reads several sources.\n"
     "Search with words from the goal, read the best source, then finish. Each claim cites the "
     "shown evidence lines that state it; every claim without such a line is a gap. If no claim "
-    'is supported, set "abstained":true and "stopReason":"abstained".'
+    'is supported, set "abstained":true and "stopReason":"abstained". Never repeat a call: its '
+    "result would not change."
 )
 
 # One invented worked example (no fixture data), shown as real chat turns: a small model follows
@@ -222,11 +223,16 @@ def _render_evidence(task: AgentTask, call: VisibleCall) -> str:
     return "\n".join(blocks)
 
 
-def render_result(task: AgentTask, call: VisibleCall) -> str:
+def render_result(task: AgentTask, calls: Sequence[VisibleCall]) -> str:
+    """The newest call's result. A result equal to one already shown is not shown again: the
+    model has it in context, and re-reading it would cost as much as the first time."""
+    call = calls[-1]
     result = call.result
     head = f"Result of {call.toolName}: {result.status}, {result.resultRole}"
     if result.errorCode is not None:
         head += f", error {result.errorCode}"
+    if any(earlier.result == result for earlier in calls[:-1]):
+        return f"{head}\nSame result as before."
     if readable_items(call):
         return f"{head}\nEvidence:\n{_render_evidence(task, call)}"
     if _shows_content(call):
@@ -256,10 +262,11 @@ def task_opening(task: AgentTask) -> list[Segment]:
     return [*turn("user", render_task(task)), assistant_header()]
 
 
-def after_call(task: AgentTask, call: VisibleCall) -> list[Segment]:
-    """What follows the model's tool step: the end of its turn, the result, the next header."""
+def after_call(task: AgentTask, calls: Sequence[VisibleCall]) -> list[Segment]:
+    """What follows the model's tool step: the end of its turn, the newest result, the next
+    header."""
     end = Segment("<|im_end|>\n", True)
-    return [end, *turn("user", render_result(task, call)), assistant_header()]
+    return [end, *turn("user", render_result(task, calls)), assistant_header()]
 
 
 def assistant_header() -> Segment:

@@ -1,8 +1,12 @@
-"""``agentic compare BASE NEW [--tolerance 0.02] [--promote]``: the regression gate.
+"""``agentic compare BASE NEW [--tolerance 0.02] [--promote] [--receipts]``: the regression gate.
 
 Boots nothing (no fixture, adapter or model), so CI can run it against a committed baseline.
 Exit 0 when no metric regressed beyond the tolerance, 1 when one did (or vanished), 2 when the
 reports cannot be compared (different kinds, fixture fingerprints, goldens or settings).
+
+``--receipts`` (lane reports) asks a stricter question: is every canonical receipt of NEW the one
+BASE holds for the same pair? NEW may be a short rerun of a long committed lane; exit 1 names
+each differing pair and its first difference, exit 2 a pair BASE never ran.
 
 ``--promote`` files NEW as the baseline of its fixture once the comparison passes:
 ``<baselines>/ranking/<fingerprint>/ranking.json`` or ``<baselines>/generation/<fingerprint>/
@@ -42,6 +46,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--tolerance", type=tolerance, default=DEFAULT_TOLERANCE)
     parser.add_argument("--promote", action="store_true", help="file NEW as the baseline")
     parser.add_argument(
+        "--receipts",
+        action="store_true",
+        help="require every receipt of NEW to equal BASE's receipt of the same pair",
+    )
+    parser.add_argument(
         "--baselines", type=Path, default=None, help="baselines root (default: checkout's)"
     )
     parser.set_defaults(func=handle)
@@ -54,6 +63,19 @@ def baselines_root(given: Path | None) -> Path:
     if root is None:
         raise ContractError("unsafe_baseline_write", "--promote needs a checkout or --baselines")
     return root / "baselines"
+
+
+def _compare_receipts(base: Any, new: Any, *, promote: bool) -> int:
+    from agentic.compare import receipt_differences
+
+    if promote:
+        raise ContractError("invalid_cli_option", "--receipts does not promote")
+    differences = receipt_differences(base, new)
+    for line in differences:
+        print(line)
+    pairs = len(new.document["receipts"])
+    print(f"{pairs - len(differences)}/{pairs} receipts of {new.label} equal {base.label}'s")
+    return EXIT_REGRESSED if differences else EXIT_OK
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -77,6 +99,8 @@ def handle(args: argparse.Namespace) -> int:
         print(f"agentic: promoted {paths[0]} to {first}", file=sys.stderr)
         return EXIT_OK
     base, new = load_report(paths[0]), load_report(paths[1])
+    if args.receipts:
+        return _compare_receipts(base, new, promote=args.promote)
     # An impossible promotion is refused before any comparison, like every other input error.
     target = baseline_target(new, baselines_root(args.baselines)) if args.promote else None
     changes = compare_reports(base, new, args.tolerance)

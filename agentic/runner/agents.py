@@ -47,7 +47,12 @@ def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> Agen
     enforce_offline(environ)
     checked = preflight_agent_model(lock_path, environ)
     try:
-        from agentic.agents.local_model import LocalModelAgent, LocalModelSettings, Sampling
+        from agentic.agents.local_model import (
+            LocalModelAgent,
+            LocalModelSettings,
+            PreambleCache,
+            Sampling,
+        )
     except ImportError as exc:
         raise ContractError(
             "local_model_unavailable",
@@ -74,10 +79,12 @@ def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> Agen
         ),
     )
 
+    preambles = PreambleCache()
+
     def load() -> Agent:
         # Cheap re-check that the verified file is still the one on disk, before every load.
         model.ensure_unchanged()
-        return LocalModelAgent.load(settings)
+        return LocalModelAgent.load(settings, preambles)
 
     trials = tuple(Trial(trialId=t.trialId, seed=t.seed) for t in lock.trials)
     return AgentLane("local-model", lock.agentId, load, trials)

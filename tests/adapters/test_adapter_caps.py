@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,6 @@ import pytest
 
 from agentic.adapters.base import AdapterSession
 from agentic.adapters.indexed import INDEXED_CAPABILITIES
-from agentic.agents.base import TokenCount
 from agentic.contract.accounting import accounting_issues
 from agentic.contract.canonical import ZERO_HASH, canonical_bytes, canonical_text
 from agentic.contract.receipt import (
@@ -37,6 +36,7 @@ from agentic.runner.trial import TrialLimits, run_trial
 from agentic.tools import TOOL_NAMES, visible_bytes
 from tests.adapters.adapter_snapshots import make_task
 from tests.adapters.lexical_worlds import capsule_session, filler, lexical_session, snapshot_from
+from tests.support.scripted import OneCallThenAbstain
 
 EVALUATOR_ONLY = {"backendSourceHash", "backendSpanHash", "backendHashUnavailableReason"}
 VISIBLE_EVIDENCE_KEYS = {
@@ -76,41 +76,6 @@ ZERO_FINGERPRINTS = Fingerprints(
 )
 
 
-@dataclass
-class OneCallAgent:
-    """Makes one tool call, then abstains; keeps every history it was shown."""
-
-    tool_name: str
-    arguments: dict[str, Any]
-    task: AgentTask
-    seen: list[tuple[VisibleCall, ...]] = field(default_factory=list)
-
-    def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
-        self.seen.append(calls)
-        if not calls:
-            return canonical_text(
-                {"kind": "tool", "toolName": self.tool_name, "arguments": self.arguments}
-            )
-        gaps = [{"claimKey": c.claimKey, "reason": "missing_evidence"} for c in self.task.claims]
-        envelope = {
-            "schemaVersion": "1.0",
-            "claims": [],
-            "gaps": gaps,
-            "abstained": True,
-            "stopReason": "abstained",
-        }
-        return canonical_text({"kind": "final", "envelope": envelope})
-
-    def count_tokens(self, text: str) -> TokenCount | None:
-        return None
-
-    def model_load_ms(self) -> float | None:
-        return None
-
-    def close(self) -> None:
-        return None
-
-
 @dataclass(frozen=True)
 class Trial:
     receipt: TrajectoryReceipt
@@ -122,7 +87,7 @@ class Trial:
 
 
 def run_one_call(session: AdapterSession, task: AgentTask, tool: str, **arguments: Any) -> Trial:
-    agent = OneCallAgent(tool, arguments, task)
+    agent = OneCallThenAbstain(task, tool, arguments)
     executor = BoundedExecutor()
     try:
         outcome = run_trial(

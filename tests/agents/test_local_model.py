@@ -196,6 +196,19 @@ def test_fresh_and_reused_models_write_identical_canonical_receipts(runs: Runs) 
     assert canonical(runs.fresh) == canonical(runs.shared)
 
 
+def test_a_restored_preamble_writes_the_same_receipt_as_an_evaluated_one(
+    world: World, runs: Runs, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # runs.fresh[1] restored the preamble its lane saved on the first load; a new lane has
+    # nothing saved, so its first agent evaluates the preamble itself.
+    other = build_world(tmp_path_factory, dict(os.environ))
+    try:
+        receipt = other.pair(other.agent(), TASK_IDS[1], world.lane.trials[0])
+    finally:
+        other.executor.close()
+    assert canonical([receipt]) == canonical(runs.fresh[1:2])
+
+
 def test_thread_count_does_not_change_the_receipt(
     world: World, runs: Runs, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -51,7 +52,7 @@ def test_lock_resolution_ignores_local_pip_sources() -> None:
     )
     assert "PIP_FIND_LINKS" not in env
     assert env["PIP_CERT"] == "/ca.pem"
-    assert env["PIP_CONFIG_FILE"] == lockgen.os.devnull
+    assert env["PIP_CONFIG_FILE"] == os.devnull
 
 
 def test_the_model_block_pins_one_hash_per_wheel() -> None:

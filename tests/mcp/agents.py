@@ -1,4 +1,4 @@
-"""A scripted agent and a recording adapter wrapper for cohort tests."""
+"""A scripted agent (``tests.support.scripted``) and a recording adapter for cohort tests."""
 
 from __future__ import annotations
 
@@ -8,56 +8,18 @@ from typing import Any
 
 from agentic.adapters.base import PreparedIndex
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
-from agentic.agents.base import AgentSession, TokenCount
-from agentic.contract.canonical import canonical_text, sha256_hex
+from agentic.agents.base import AgentSession
+from agentic.contract.canonical import sha256_hex
 from agentic.contract.receipt import Capabilities
-from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
-
-
-@dataclass
-class SearchThenAbstainSession:
-    """Searches once with the goal's first word, then abstains; records what it was shown."""
-
-    task: AgentTask
-    seen: list[tuple[VisibleCall, ...]] = field(default_factory=list)
-
-    def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
-        self.seen.append(calls)
-        if not calls:
-            query = self.task.brief.goal.split()[0]
-            return canonical_text(
-                {"kind": "tool", "toolName": "search", "arguments": {"query": query}}
-            )
-        gaps = [
-            {"claimKey": claim.claimKey, "reason": "missing_evidence"}
-            for claim in self.task.claims
-            if claim.required
-        ]
-        envelope = {
-            "schemaVersion": "1.0",
-            "claims": [],
-            "gaps": gaps,
-            "abstained": True,
-            "stopReason": "abstained",
-        }
-        return canonical_text({"kind": "final", "envelope": envelope})
-
-    def count_tokens(self, text: str) -> TokenCount | None:
-        return None
-
-    def model_load_ms(self) -> float | None:
-        return None
-
-    def close(self) -> None:
-        return None
+from tests.support.scripted import OneCallThenAbstain
 
 
 @dataclass
 class SearchThenAbstain:
     agent_id: str = "search-then-abstain"
-    sessions: list[SearchThenAbstainSession] = field(default_factory=list)
+    sessions: list[OneCallThenAbstain] = field(default_factory=list)
 
     def model_fingerprint(self) -> str:
         return sha256_hex(self.agent_id)
@@ -65,8 +27,10 @@ class SearchThenAbstain:
     def prompt_fingerprint(self, task: AgentTask) -> str:
         return sha256_hex(task.taskId)
 
-    def open(self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int = 0) -> AgentSession:
-        session = SearchThenAbstainSession(task)
+    def open(
+        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None = None
+    ) -> AgentSession:
+        session = OneCallThenAbstain(task)
         self.sessions.append(session)
         return session
 

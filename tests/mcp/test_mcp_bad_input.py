@@ -18,7 +18,6 @@ from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.trial import TrialLimits, run_trial
 from agentic.tools import TOOL_NAMES
-from tests.mcp.agents import SearchThenAbstainSession
 from tests.mcp.support import (
     DOC_B,
     FOREIGN_DOC,
@@ -32,6 +31,7 @@ from tests.mcp.support import (
     process_alive,
     search_hit,
 )
+from tests.support.scripted import OneCallThenAbstain
 
 pytestmark = pytest.mark.real_process
 
@@ -134,7 +134,7 @@ def test_a_foreign_result_never_reaches_the_agent(
     fake_session: SessionFactory, tiny: Fixture
 ) -> None:
     task = tiny.task(TASK_B)
-    agent = SearchThenAbstainSession(task)
+    agent = OneCallThenAbstain(task)
     responses = canned_responses(search_hit(FOREIGN_DOC, FOREIGN_LINES))
     with fake_session("ok", responses=responses) as session:
         outcome = run_trial(

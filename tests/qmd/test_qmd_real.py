@@ -126,7 +126,7 @@ def test_a_hung_model_backed_call_times_out_and_its_process_tree_is_killed(
     """Offline, a plain-text query makes qmd retry a model download instead of failing: the
     call's own deadline must end it, and nothing qmd started may survive."""
     settings = native.RunSettings.load(prepared.root)
-    hub_models = {pin.role: pin.uri for pin in load_qmd_lock().models}
+    hub_models: dict[str, str] = {pin.role: pin.uri for pin in load_qmd_lock().models}
     index = native.clone_index(prepared.root, tmp_path)
     native.write_config(tmp_path / "config", prepared.root, ("c0a1",), hub_models)
     env = native.qmd_environment(settings, tmp_path, index, tmp_path / "config")

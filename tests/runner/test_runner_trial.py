@@ -65,6 +65,10 @@ def test_the_agent_sees_only_delivered_calls_without_backend_fields() -> None:
             '{"kind":"tool","toolName":"search","arguments":{}} trailing prose',
             "malformed_agent_json",
         ),
+        (
+            '{"kind":"tool","toolName":"search","arguments":{"query":"x"}}{"kind":"think"}',
+            "malformed_agent_json",
+        ),
         ('{"kind":"tool","toolName":"delete","arguments":{}}', "disallowed_tool"),
         ('{"kind":"tool","toolName":"search","arguments":{"query":7}}', "invalid_agent_action"),
         (

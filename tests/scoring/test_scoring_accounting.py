@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from scoring_factories import (
+from agentic.contract.accounting import accounting_issues
+from agentic.contract.receipt import Call, CanonicalReceipt
+from agentic.tools import visible_bytes
+from tests.scoring.scoring_factories import (
     HASH_A,
     HASH_B,
     line_evidence,
@@ -11,10 +14,6 @@ from scoring_factories import (
     make_receipt,
     make_result,
 )
-
-from agentic.contract.accounting import accounting_issues
-from agentic.contract.receipt import Call, CanonicalReceipt
-from agentic.tools import visible_bytes
 
 
 def issues(receipt: CanonicalReceipt) -> list[str]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring_factories import (
+from agentic.contract.receipt import CanonicalReceipt
+from agentic.contract.report import TaskScore
+from agentic.scoring.score import score_receipt
+from tests.scoring.scoring_factories import (
     abstention_envelope,
     claim_definition,
     line_evidence,
@@ -17,10 +20,6 @@ from scoring_factories import (
     make_task,
     oracle_claim,
 )
-
-from agentic.contract.receipt import CanonicalReceipt
-from agentic.contract.report import TaskScore
-from agentic.scoring.score import score_receipt
 
 OWNER = line_evidence(3, "Owner: Data Platform")
 REVIEW = line_evidence(4, "Reviewed yearly.")

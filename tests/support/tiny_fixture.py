@@ -284,7 +284,7 @@ def refresh_manifest(root: Path) -> dict[str, Any]:
     Tamper tests use it to make a deliberate edit look pinned, so that only the check under
     test can catch it.
     """
-    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    manifest: dict[str, Any] = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
     records = []
     for entry in manifest["files"]:
         entry["sha256"] = sha256_hex((root / entry["path"]).read_bytes())
