@@ -208,16 +208,16 @@ def render_task(task: AgentTask) -> str:
 def _render_evidence(task: AgentTask, call: VisibleCall) -> str:
     """Shown lines grouped by URI; a URI with lines left out ends in an ellipsis line."""
     shown: dict[str, list[Line]] = {}
-    total: dict[str, int] = {}
+    numbers: dict[str, set[int]] = {}
     for item in readable_items(call):
         shown.setdefault(item.uri, [])
-        total[item.uri] = total.get(item.uri, 0) + sum(1 for _ in _lines_of(item))
+        numbers.setdefault(item.uri, set()).update(line.number for line in _lines_of(item))
     for line in shown_lines(task, call):
         shown[line.uri].append(line)
     blocks = []
     for uri, lines in shown.items():
         rows = [f"{line.number}: {_clip(line.text)}" for line in lines]
-        if len(lines) < total[uri]:
+        if len(lines) < len(numbers[uri]):
             rows.append(ELLIPSIS)
         blocks.append("\n".join([uri, *rows]))
     return "\n".join(blocks)

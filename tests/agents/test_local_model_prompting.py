@@ -41,8 +41,7 @@ def task() -> AgentTask:
     return AgentTask.model_validate(tiny_documents()[f"tasks/{TASK_B}.json"])
 
 
-def evidence(start: int, end: int, uri: str = URI) -> VisibleEvidence:
-    text = "\n".join(LINES[start - 1 : end])
+def observed(start: int, end: int, text: str, uri: str = URI) -> VisibleEvidence:
     return VisibleEvidence(
         uri=uri,
         sourceHash=SOURCE,
@@ -53,6 +52,10 @@ def evidence(start: int, end: int, uri: str = URI) -> VisibleEvidence:
         spanHashProvenance="harness_observed",
         text=text,
     )
+
+
+def evidence(start: int, end: int, uri: str = URI) -> VisibleEvidence:
+    return observed(start, end, "\n".join(LINES[start - 1 : end]), uri)
 
 
 def call(
@@ -85,26 +88,13 @@ def tuple_entry(start: int, end: int, *, span: str | None = None) -> list[Any]:
     return [URI, start, end, SOURCE, SOURCE, span_hash, text, None, None, [], "unavailable"]
 
 
-def line_evidence(number: int, text: str) -> VisibleEvidence:
-    return VisibleEvidence(
-        uri=URI,
-        sourceHash=SOURCE,
-        startLine=number,
-        endLine=number,
-        spanHash=sha256_hex(text),
-        sourceHashProvenance="harness_observed",
-        spanHashProvenance="harness_observed",
-        text=text,
-    )
-
-
 def many_lines_call(lines: tuple[str, ...]) -> VisibleCall:
-    items = tuple(line_evidence(n, text) for n, text in enumerate(lines, start=1))
+    items = tuple(observed(n, n, text) for n, text in enumerate(lines, start=1))
     return call("", items, role="candidates", tool="search")
 
 
 def long_call(text: str) -> VisibleCall:
-    return call("", (line_evidence(5, text),))
+    return call("", (observed(5, 5, text),))
 
 
 def prompt_text(segments: list[Any]) -> str:
@@ -276,3 +266,8 @@ def test_a_result_equal_to_an_earlier_one_is_not_shown_again() -> None:
 def test_a_different_result_after_an_earlier_one_is_shown() -> None:
     text = render_result(task(), [call("", (evidence(5, 5),)), call("", (evidence(6, 6),))])
     assert "6: Owner: Priya Raman" in text
+
+
+def test_overlapping_items_shown_whole_end_without_an_ellipsis() -> None:
+    text = render_result(task(), [call("", (evidence(5, 6), evidence(6, 6)))])
+    assert not text.endswith(ELLIPSIS)

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic.adapters.base import AdapterCallError, CallOutcome, ResetInfo
-from agentic.agents.base import TokenCount
 from agentic.contract.canonical import canonical_text, sha256_hex
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 from agentic.tools import tool_definitions
+from tests.support.scripted import UncountedSession
 
 TASK_JSON: dict[str, Any] = {
     "schemaVersion": "1.0",
@@ -90,7 +90,7 @@ def final_step() -> str:
 
 
 @dataclass
-class ScriptedAgent:
+class ScriptedAgent(UncountedSession):
     """Returns the scripted outputs in order; records the histories it saw."""
 
     outputs: list[str]
@@ -102,15 +102,6 @@ class ScriptedAgent:
         if self.delay_s:
             time.sleep(self.delay_s)
         return self.outputs[len(self.seen) - 1]
-
-    def count_tokens(self, text: str) -> TokenCount | None:
-        return None
-
-    def model_load_ms(self) -> float | None:
-        return None
-
-    def close(self) -> None:
-        return None
 
 
 @dataclass

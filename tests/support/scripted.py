@@ -28,8 +28,21 @@ def abstain_step(task: AgentTask) -> str:
     return canonical_text({"kind": "final", "envelope": envelope})
 
 
+class UncountedSession:
+    """The AgentSession methods a scripted agent has nothing to say to: no tokenizer, no model."""
+
+    def count_tokens(self, text: str) -> TokenCount | None:
+        return None
+
+    def model_load_ms(self) -> float | None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
 @dataclass
-class OneCallThenAbstain:
+class OneCallThenAbstain(UncountedSession):
     """Makes one tool call (by default a search for the goal's first word), then abstains;
     keeps every history it was shown."""
 
@@ -46,12 +59,3 @@ class OneCallThenAbstain:
         if arguments is None:
             arguments = {"query": self.task.brief.goal.split()[0]}
         return canonical_text({"kind": "tool", "toolName": self.tool_name, "arguments": arguments})
-
-    def count_tokens(self, text: str) -> TokenCount | None:
-        return None
-
-    def model_load_ms(self) -> float | None:
-        return None
-
-    def close(self) -> None:
-        return None
