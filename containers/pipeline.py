@@ -10,7 +10,9 @@ Steps, each failing closed with one line (exit 2):
 4. the authoritative lane on the host and inside the image (no network, output bind-mounted):
    same exit code, same ``resultsFingerprint``, and for the bundled fixture also the committed
    baseline's; the report inside must carry the build's git commit and dirty flag;
-5. the smoke lanes this kit has (qmd-lex, local-model) inside the image: they must complete;
+5. the smoke lanes this kit has (qmd-lex, local-model) inside the image: they must complete,
+   qmd-lex must reproduce its committed baseline, and each local-model receipt must equal the
+   committed local-model lane's receipt of the same pair (when the llama.cpp build matches);
 6. figures (build cold/warm, image size, lane wall time inside vs host) to
    ``.cache/container/last-run/summary.json`` beside the copied-out artifacts.
 Whatever the outcome, every container, image, store and scratch folder it created is removed.
@@ -40,6 +42,7 @@ from containers.errors import ContainerError, last_line
 AUTHORITATIVE = "capsule,lexical,mcp-reference"
 BASELINE = Path("baselines/fixture-agent/canonical.json")
 QMD_LEX_BASELINE = Path("baselines/optional/qmd-lex/canonical.json")
+LOCAL_MODEL_BASELINE = Path("baselines/optional/local-model/report.json")
 CACHE = Path(".cache/container")
 LAST_RUN = "last-run"
 IMAGE_REPOSITORY = "localhost/agentic-kit"
@@ -64,11 +67,14 @@ class Options:
 @dataclass(frozen=True)
 class Lane:
     """One ``agentic run`` invocation; ``args`` exclude --fixture, --out and --quiet.
-    ``baseline``: the committed canonical.json a run of the bundled fixture must reproduce."""
+    ``baseline``: the committed canonical.json a run of the bundled fixture must reproduce.
+    ``pair_baseline``: a committed report.json of a longer lane; each receipt of this run must
+    equal its receipt of the same pair."""
 
     name: str
     args: tuple[str, ...]
     baseline: Path | None = None
+    pair_baseline: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -170,8 +176,8 @@ def smoke_lanes(
     adapter_ids: Sequence[str], has_local_model: bool, first_task: str
 ) -> tuple[Lane, ...]:
     """The smoke lanes this kit version has: real qmd over MCP (with the arguments of its
-    optional baseline), and the local model on one task (its text is build-specific: no baseline).
-    """
+    optional baseline), and the local model on one task, checked pair by pair against the
+    committed local-model lane."""
     lanes: list[Lane] = []
     if "qmd-lex" in adapter_ids:
         qmd_args = ("--adapter", "qmd-lex", "--promote", "none", "--no-replay")
@@ -192,6 +198,7 @@ def smoke_lanes(
                     "--promote",
                     "none",
                 ),
+                pair_baseline=LOCAL_MODEL_BASELINE,
             )
         )
     return tuple(lanes)
@@ -518,6 +525,36 @@ def compare_optional_baseline(root: Path, options: Options, lane: Lane, fingerpr
     return True
 
 
+def compare_pair_baseline(root: Path, options: Options, lane: Lane, report: Path) -> str | None:
+    """None when every receipt of the run equals the committed lane's receipt of the same pair,
+    else why they were not compared. Local-model text is specific to the llama.cpp build (its
+    identity is in the model fingerprint): an image built with other CPU flags is not compared,
+    and says so, rather than failing."""
+    from agentic.compare import load_report, receipt_differences
+    from agentic.contract.errors import ContractError
+
+    if lane.pair_baseline is None or options.fixture is not None:
+        return "no committed lane for this fixture"
+    if not (root / lane.pair_baseline).is_file():
+        return f"{lane.pair_baseline} not found"
+    try:
+        base, new = load_report(root / lane.pair_baseline), load_report(report)
+        models = {r["canonical"]["fingerprints"]["model"] for r in new.document["receipts"]}
+        held = {r["canonical"]["fingerprints"]["model"] for r in base.document["receipts"]}
+        if not models <= held:
+            return "the image's llama.cpp build differs from the committed lane's"
+        differences = receipt_differences(base, new)
+    except ContractError as exc:
+        raise ContainerError("receipts_mismatch", f"{lane.name}: {exc}") from None
+    if differences:
+        raise ContainerError(
+            "receipts_mismatch",
+            f"{lane.name}: {len(differences)} receipts differ from {lane.pair_baseline}, "
+            f"first {differences[0]}",
+        )
+    return None
+
+
 def smoke(
     session: Session, stack: ExitStack, tag: str, options: Options, figures: dict[str, Any]
 ) -> None:
@@ -540,6 +577,12 @@ def smoke(
         results[-1]["baselineCompared"] = compare_optional_baseline(
             session.root, options, lane, fingerprint
         )
+        if lane.pair_baseline is not None:
+            report = result.out / "report.json"
+            skipped = compare_pair_baseline(session.root, options, lane, report)
+            results[-1]["pairsCompared"] = skipped is None
+            if skipped is not None:
+                results[-1]["pairsNotCompared"] = skipped
 
 
 def stage_fixture(fixture: Path, scratch: Path) -> Path:

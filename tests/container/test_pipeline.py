@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,6 +106,78 @@ def test_a_smoke_lane_without_a_committed_baseline_is_not_compared(tmp_path: Pat
     (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
     options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
     assert pipeline.compare_optional_baseline(tmp_path, options, lane, FP_A) is False
+
+
+# --- the local-model smoke lane, pair by pair against the committed lane -----------------------
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLED = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+
+
+@pytest.fixture(scope="module")
+def committed_lane() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((REPO / pipeline.LOCAL_MODEL_BASELINE).read_bytes())
+    return document
+
+
+def local_model_lane() -> pipeline.Lane:
+    (lane,) = pipeline.smoke_lanes(("lexical",), True, "t1")
+    return lane
+
+
+def three_pairs(committed: dict[str, Any], tmp_path: Path, edit: Any = None) -> Path:
+    """A report holding three of the committed lane's receipts, optionally edited."""
+    document = json.loads(json.dumps(committed))
+    document["receipts"] = document["receipts"][:3]
+    if edit is not None:
+        edit(document["receipts"][0]["canonical"])
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_the_local_model_smoke_lane_is_checked_against_the_committed_lane() -> None:
+    assert local_model_lane().pair_baseline == pipeline.LOCAL_MODEL_BASELINE
+
+
+def test_smoke_receipts_equal_to_the_committed_lane_pass(
+    committed_lane: dict[str, Any], tmp_path: Path
+) -> None:
+    report = three_pairs(committed_lane, tmp_path)
+    assert pipeline.compare_pair_baseline(REPO, BUNDLED, local_model_lane(), report) is None
+
+
+def test_a_smoke_receipt_that_differs_from_the_committed_lane_fails(
+    committed_lane: dict[str, Any], tmp_path: Path
+) -> None:
+    def edit(receipt: dict[str, Any]) -> None:
+        receipt["calls"][0]["arguments"]["query"] = "edited"
+
+    report = three_pairs(committed_lane, tmp_path, edit)
+    with pytest.raises(ContainerError) as caught:
+        pipeline.compare_pair_baseline(REPO, BUNDLED, local_model_lane(), report)
+    assert caught.value.code == "receipts_mismatch"
+    assert "calls[0].arguments.query" in str(caught.value)
+
+
+def test_an_image_with_another_llama_build_is_not_compared_and_says_why(
+    committed_lane: dict[str, Any], tmp_path: Path
+) -> None:
+    def edit(receipt: dict[str, Any]) -> None:
+        receipt["fingerprints"]["model"] = FP_A
+
+    report = three_pairs(committed_lane, tmp_path, edit)
+    reason = pipeline.compare_pair_baseline(REPO, BUNDLED, local_model_lane(), report)
+    assert reason is not None
+    assert "llama.cpp build" in reason
+
+
+def test_without_the_committed_lane_pairs_are_not_compared(
+    committed_lane: dict[str, Any], tmp_path: Path
+) -> None:
+    report = three_pairs(committed_lane, tmp_path)
+    reason = pipeline.compare_pair_baseline(tmp_path, BUNDLED, local_model_lane(), report)
+    assert reason == f"{pipeline.LOCAL_MODEL_BASELINE} not found"
 
 
 def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None:
