@@ -311,17 +311,16 @@ def local_model_smoke(session: nox.Session) -> None:
             session.run("agentic", "validate", "report", str(report), env=OFFLINE_ENV)
             canonical = json.loads((target / "canonical.json").read_text(encoding="utf-8"))
             fingerprints.append(canonical["resultsFingerprint"])
-            if run == "first":
-                # The committed lane is too long for CI; its pairs that the smoke reran must
-                # still be byte-identical, or the baseline no longer describes this code.
-                session.run(
-                    "agentic",
-                    "compare",
-                    str(LOCAL_MODEL_BASELINE / "report.json"),
-                    str(report),
-                    "--receipts",
-                    env=OFFLINE_ENV,
-                )
+        # The committed lane is too long for CI; the pairs the smoke reran must still be
+        # byte-identical to it, or the baseline no longer describes this code.
+        session.run(
+            "agentic",
+            "compare",
+            str(LOCAL_MODEL_BASELINE / "report.json"),
+            str(Path(out) / "first" / "report.json"),
+            "--receipts",
+            env=OFFLINE_ENV,
+        )
     if fingerprints[0] != fingerprints[1]:
         session.error(f"local-model smoke is not repeatable: {fingerprints}")
     session.log(f"local-model smoke repeatable: {fingerprints[0]}")

@@ -171,20 +171,16 @@ def generation_report(document: dict[str, Any], source: str) -> LoadedReport:
     )
 
 
-def _pair_key(record: Any) -> tuple[str, str, str, str, str, str]:
-    return (
-        record.adapterId,
-        record.taskId,
-        record.trialId,
-        record.lifecycle,
-        str(record.seed),
-        record.agentId,
-    )
+# What names one pair, in receipts and score records alike.
+PAIR_FIELDS = ("adapterId", "taskId", "trialId", "lifecycle", "seed", "agentId")
+
+
+def _pair_key(record: Any) -> tuple[str, ...]:
+    return tuple(str(getattr(record, field)) for field in PAIR_FIELDS)
 
 
 def _json_pair_key(receipt: dict[str, Any]) -> tuple[str, ...]:
-    fields = ("adapterId", "taskId", "trialId", "lifecycle", "seed", "agentId")
-    return tuple(str(receipt[field]) for field in fields)
+    return tuple(str(receipt[field]) for field in PAIR_FIELDS)
 
 
 def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:

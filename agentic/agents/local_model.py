@@ -171,6 +171,21 @@ def step_seed(trial_seed: int, step: int) -> int:
 # --- the agent ----------------------------------------------------------------------------------
 
 
+def open_model(settings: LocalModelSettings) -> Any:
+    """llama.cpp over the verified file, with the lock's context, batch and thread settings."""
+    return llama_cpp.Llama(
+        model_path=str(settings.model_path),
+        n_ctx=settings.context_tokens,
+        n_batch=settings.batch_tokens,
+        n_ubatch=settings.batch_tokens,
+        n_threads=settings.threads,
+        n_threads_batch=settings.threads,
+        seed=0,
+        use_mmap=True,
+        verbose=False,
+    )
+
+
 class PreambleCache:
     """The evaluated preamble, kept across the fresh loads of one lane.
 
@@ -210,17 +225,7 @@ class LocalModelAgent:
     @classmethod
     def load(cls, settings: LocalModelSettings, preambles: PreambleCache) -> LocalModelAgent:
         started = time.perf_counter()
-        llm = llama_cpp.Llama(
-            model_path=str(settings.model_path),
-            n_ctx=settings.context_tokens,
-            n_batch=settings.batch_tokens,
-            n_ubatch=settings.batch_tokens,
-            n_threads=settings.threads,
-            n_threads_batch=settings.threads,
-            seed=0,
-            use_mmap=True,
-            verbose=False,
-        )
+        llm = open_model(settings)
         load_ms = (time.perf_counter() - started) * 1000
         found = llm.n_vocab()
         if found != settings.vocab_size:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -185,12 +186,10 @@ def render_markdown(report: BenchmarkReport) -> str:
 
 
 def _median_ms(timings: list[Timing]) -> str:
-    values = sorted(t.valueMs for t in timings if t.valueMs is not None)
+    values = [t.valueMs for t in timings if t.valueMs is not None]
     if not values:
         return "null"
-    middle = len(values) // 2
-    median = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
-    return f"{round(median, 3)} ms"
+    return f"{round(statistics.median(values), 3)} ms"
 
 
 def _beside_rows(report: BenchmarkReport, source: str) -> list[tuple[str, ...]]:

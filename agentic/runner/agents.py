@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentic.agents.base import Agent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
-from agentic.locks import AGENT_MODEL_LOCK, enforce_offline, model_threads, preflight_agent_model
+from agentic.locks import (
+    AGENT_MODEL_LOCK,
+    ModelPreflight,
+    enforce_offline,
+    model_threads,
+    preflight_agent_model,
+)
 from agentic.resources import locks_dir
+
+if TYPE_CHECKING:
+    from agentic.agents.local_model import LocalModelSettings
 
 CUES_FILE = "fixture-agent.cues.json"
 FIXTURE_TRIALS: tuple[Trial, ...] = (Trial(trialId="fixture-01", seed=0),)
@@ -42,24 +52,17 @@ def fixture_lane(fixture_root: Path, cues_path: Path | None) -> AgentLane:
     return AgentLane("fixture", agent.agent_id, lambda: agent, FIXTURE_TRIALS)
 
 
-def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> AgentLane:
-    """Preflight (strict lock, exact file, streaming sha256) before anything loads the model."""
-    enforce_offline(environ)
-    checked = preflight_agent_model(lock_path, environ)
+def local_model_settings(checked: ModelPreflight, environ: Mapping[str, str]) -> LocalModelSettings:
+    """The agent's settings from a verified lock (threads may be overridden by the environment)."""
     try:
-        from agentic.agents.local_model import (
-            LocalModelAgent,
-            LocalModelSettings,
-            PreambleCache,
-            Sampling,
-        )
+        from agentic.agents.local_model import LocalModelSettings, Sampling
     except ImportError as exc:
         raise ContractError(
             "local_model_unavailable",
             f"llama-cpp-python is not importable ({exc}); install the 'local-model' extra",
         ) from None
     lock, model = checked.lock, checked.model
-    settings = LocalModelSettings(
+    return LocalModelSettings(
         agent_id=lock.agentId,
         model_path=model.path,
         model_sha256=model.sha256,
@@ -79,6 +82,15 @@ def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> Agen
         ),
     )
 
+
+def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> AgentLane:
+    """Preflight (strict lock, exact file, streaming sha256) before anything loads the model."""
+    enforce_offline(environ)
+    checked = preflight_agent_model(lock_path, environ)
+    settings = local_model_settings(checked, environ)
+    from agentic.agents.local_model import LocalModelAgent, PreambleCache
+
+    lock, model = checked.lock, checked.model
     preambles = PreambleCache()
 
     def load() -> Agent:
