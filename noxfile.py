@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import tomllib
 from pathlib import Path
 
 import nox
@@ -18,7 +19,8 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["contract", "lint"]
 
 ROOT = Path(__file__).parent
-AUTHORITATIVE = "capsule,lexical,mcp-reference"
+# Named lanes of the kit's catalog (`agentic run --lane NAME`; `agentic catalog` lists them).
+AUTHORITATIVE_LANE = "fixture-agent"
 INDEX_CACHE = ROOT / ".cache" / "indexes"
 RANKING_BASELINES = ROOT / "baselines" / "ranking"
 LOCAL_MODEL_BASELINE = ROOT / "baselines" / "optional" / "local-model"
@@ -62,7 +64,9 @@ def lint(session: nox.Session) -> None:
     _install(session)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    session.run("mypy", "--strict", "agentic", "containers", "tests", "benchmarks", "noxfile.py")
+    session.run(
+        "mypy", "--strict", "agentic", "containers", "tests", "benchmarks", "examples", "noxfile.py"
+    )
     session.run("hadolint", "Dockerfile")
 
 
@@ -101,10 +105,15 @@ def prepare(session: nox.Session) -> None:
 
 
 def _prepare_indexes(session: nox.Session) -> None:
-    for adapter in AUTHORITATIVE.split(","):
-        session.run(
-            "agentic", "prepare", "--adapter", adapter, "--cache", str(INDEX_CACHE), env=OFFLINE_ENV
-        )
+    session.run(
+        "agentic",
+        "prepare",
+        "--lane",
+        AUTHORITATIVE_LANE,
+        "--cache",
+        str(INDEX_CACHE),
+        env=OFFLINE_ENV,
+    )
 
 
 @nox.session
@@ -116,8 +125,8 @@ def baseline(session: nox.Session) -> None:
     session.run(
         "agentic",
         "run",
-        "--adapter",
-        AUTHORITATIVE,
+        "--lane",
+        AUTHORITATIVE_LANE,
         "--index-cache",
         str(INDEX_CACHE),
         "--write",
@@ -149,50 +158,57 @@ def optional(session: nox.Session) -> None:
     lanes = session.posargs or ["qmd-lex"]
     _install(session, "dev,local-model" if "local-model" in lanes else "dev")
     for lane in lanes:
-        if lane == "local-model":
-            # The model lock is verified (size, streaming sha256) before any model loads. The
-            # gate needs the capsule replay, which would double a long lane: it is not run here.
+        # The local-model lane verifies its model lock (size, streaming sha256) before any model
+        # loads; the qmd lanes verify the pinned qmd install first.
+        if lane in ("qmd-lex", "qmd"):
+            session.run("agentic", "qmd", "verify", env=OFFLINE_ENV)
+        session.run("agentic", "run", "--lane", f"optional/{lane}", "--write", env=OFFLINE_ENV)
+
+
+EXAMPLE_BACKENDS = ROOT / "examples" / "backends"
+
+
+@nox.session
+def backends(session: nox.Session) -> None:
+    """Example backends (default: the streamable-HTTP one) through a full lane of the bundled
+    fixture beside lexical, cold and warm, promoted against lexical; the report must validate.
+    `-- path/to/backend.toml ...` runs your own configs instead."""
+    _install(session)
+    configs = [Path(p) for p in session.posargs] or [EXAMPLE_BACKENDS / "notes-http/backend.toml"]
+    for config in configs:
+        adapter_id = tomllib.loads(config.read_text(encoding="utf-8"))["id"]
+        with tempfile.TemporaryDirectory() as out:
             session.run(
                 "agentic",
                 "run",
-                "--agent",
-                "local-model",
+                "--backend",
+                str(config),
                 "--adapter",
-                AUTHORITATIVE,
+                f"{adapter_id},lexical",
                 "--promote",
-                "none",
-                "--no-replay",
-                "--write",
+                f"{adapter_id}:lexical",
+                "--out",
+                out,
+                "--quiet",
                 env=OFFLINE_ENV,
+                success_codes=[0, 1],  # 1: the gate failed, which is a measurement, not an error
             )
-            continue
-        if lane in ("qmd-lex", "qmd"):
-            session.run("agentic", "qmd", "verify", env=OFFLINE_ENV)
-        session.run(
-            "agentic",
-            "run",
-            "--adapter",
-            lane,
-            "--promote",
-            "none",
-            "--no-replay",
-            "--write",
-            env=OFFLINE_ENV,
-        )
+            session.run(
+                "agentic", "validate", "report", str(Path(out) / "report.json"), env=OFFLINE_ENV
+            )
 
 
 @nox.session
 def ranking(session: nox.Session) -> None:
-    """The ranking tier (retrieval alone) over the bundled fixture's goldens for the in-process
-    adapters, gated against the committed baseline of this fixture (exit 1 on a regression
-    beyond 0.02). Arguments go to `agentic ranking`; a customised run is printed, not gated."""
+    """The ranking tier (retrieval alone) over the bundled fixture's goldens for the default
+    adapters (capsule, lexical, mcp-reference), gated against the committed baseline of this
+    fixture (exit 1 on a regression beyond 0.02). Arguments go to `agentic ranking`; a
+    customised run is printed, not gated."""
     _install(session)
     with tempfile.TemporaryDirectory() as out:
         session.run(
             "agentic",
             "ranking",
-            "--adapter",
-            AUTHORITATIVE,
             "--report",
             out,
             *session.posargs,
@@ -207,8 +223,7 @@ def ranking(session: nox.Session) -> None:
         if not baseline.is_file():
             session.error(
                 f"no ranking baseline for fixture {fingerprint[:12]}: run `agentic ranking "
-                f"--adapter {AUTHORITATIVE} --report DIR` and `agentic compare DIR/ranking.json "
-                "--promote`, then commit it"
+                "--report DIR` and `agentic compare DIR/ranking.json --promote`, then commit it"
             )
         session.run("agentic", "compare", str(baseline), str(report), env=OFFLINE_ENV)
 
@@ -237,11 +252,8 @@ def generation(session: nox.Session) -> None:
     )
 
 
-# Lanes whose committed baseline a rerun must reproduce: baseline folder -> `agentic run` args.
-RERUNNABLE: dict[str, tuple[str, ...]] = {
-    "fixture-agent": ("--adapter", AUTHORITATIVE),
-    "optional/qmd-lex": ("--adapter", "qmd-lex", "--promote", "none", "--no-replay"),
-}
+# Lanes whose committed baseline a CI rerun must reproduce (the local-model lane is too long).
+RERUNNABLE: tuple[str, ...] = (AUTHORITATIVE_LANE, "optional/qmd-lex")
 
 
 def _rerun_matches(session: nox.Session, folder: str) -> None:
@@ -249,7 +261,7 @@ def _rerun_matches(session: nox.Session, folder: str) -> None:
     baseline = ROOT / "baselines" / folder
     committed = json.loads((baseline / "canonical.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as out:
-        args = (*RERUNNABLE[folder], "--out", out, "--quiet")
+        args = ("--lane", folder, "--out", out, "--quiet")
         session.run("agentic", "run", *args, env=OFFLINE_ENV, silent=True)
         fresh = json.loads((Path(out) / "canonical.json").read_text(encoding="utf-8"))
     if fresh["resultsFingerprint"] != committed["resultsFingerprint"]:

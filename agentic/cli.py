@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "agentic.commands.canonical",
     "agentic.commands.fixture",
     "agentic.commands.tools",
+    "agentic.commands.catalog",
     "agentic.commands.prepare",
     "agentic.commands.serve",
     "agentic.commands.run",

@@ -3,6 +3,7 @@ assemble the report, and stage its artifacts. The CLI and nox sessions call ``ex
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,17 +16,20 @@ from agentic.report.artifacts import render_artifacts, write_artifacts
 from agentic.report.assemble import build_report
 from agentic.report.environment import collect_environment
 from agentic.report.markdown import render_beside
-from agentic.resources import repo_root
-from agentic.runner.agents import agent_lane
+from agentic.resources import locks_dir, repo_root
 from agentic.runner.benchmark import RunConfig, RunResult, run_benchmark
-from agentic.runner.lanes import AUTHORITATIVE_FOLDER, OPTIONAL_FOLDER, baseline_folder
-from agentic.runner.registry import ADAPTER_IDS, DEFAULT_ADAPTERS, create_adapter
+from agentic.runner.catalog import (
+    AUTHORITATIVE_LANE,
+    OPTIONAL_FOLDER,
+    AgentContext,
+    Catalog,
+    load_catalog,
+)
 from agentic.runner.schedule import build_schedule
 from agentic.scoring.promotion import ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_ERROR = 0, 1, 2
-ORACLE_ADAPTER = "oracle"
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class LaneRequest:
     index_cache: Path | None = None
     out: Path | None = None
     write: bool = False
+    catalog: Catalog | None = None  # None: the built-ins and installed plugins
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,18 @@ class LaneOutcome:
     markdown: str
     exit_code: int
     written_to: Path | None
+    failure: str | None = None  # why an adapter could not be prepared (then nothing is written)
+
+
+def preparation_failure(report: BenchmarkReport) -> str | None:
+    """The first adapter that could not be prepared, with its reason. Such a lane measured
+    nothing of that adapter: its harness-error matrix is printed, never staged over a report."""
+    for preparation in report.preparations:
+        reason = preparation.observations.preparationUnavailableReason
+        if reason is not None:
+            one_line = " ".join(reason.split())
+            return f"adapter_preparation_failed: {preparation.adapterId}: {one_line}"
+    return None
 
 
 def score_run(fixture: Fixture, run: RunResult) -> tuple[ScoreRecord, ...]:
@@ -72,7 +89,10 @@ def score_run(fixture: Fixture, run: RunResult) -> tuple[ScoreRecord, ...]:
 
 
 def promote(
-    run: RunResult, scores: tuple[ScoreRecord, ...], pair: tuple[str, str] | None
+    run: RunResult,
+    scores: tuple[ScoreRecord, ...],
+    pair: tuple[str, str] | None,
+    catalog: Catalog,
 ) -> Promotion | None:
     if pair is None:
         return None
@@ -80,7 +100,13 @@ def promote(
     records = [
         ScoredPair(receipt=r.canonical, score=s) for r, s in zip(run.receipts, scores, strict=True)
     ]
-    return evaluate_promotion(records, run.replays, baseline_id=baseline, candidate_id=candidate)
+    return evaluate_promotion(
+        records,
+        run.replays,
+        baseline_id=baseline,
+        candidate_id=candidate,
+        replay_required=catalog.adapter(candidate).replayable_bundle,
+    )
 
 
 def exit_code_for(report: BenchmarkReport) -> int:
@@ -93,12 +119,13 @@ def exit_code_for(report: BenchmarkReport) -> int:
 
 def _target(
     request: LaneRequest,
+    catalog: Catalog,
     fixture: Fixture,
     schedule_tasks: tuple[str, ...],
     adapters: tuple[str, ...],
 ) -> Path | None:
     if request.write:
-        folder = baseline_folder(
+        lane = catalog.baseline_lane(
             agent=request.agent,
             adapters=adapters,
             task_ids=schedule_tasks,
@@ -108,16 +135,25 @@ def _target(
         root = repo_root()
         if root is None:
             raise ContractError("unsafe_baseline_write", "--write needs a source checkout")
-        return root / "baselines" / folder
+        return root / "baselines" / lane.folder
     return request.out
 
 
-def _refuse_mixed_ceiling(adapter_ids: tuple[str, ...]) -> None:
-    # The ceiling reads hidden oracles; beside a product it would blur what the lane measures.
-    if ORACLE_ADAPTER in adapter_ids and len(adapter_ids) > 1:
-        raise ContractError(
-            "invalid_adapter_schedule", "the oracle ceiling runs alone, never beside other adapters"
-        )
+def _check_promotion(catalog: Catalog, pair: tuple[str, str] | None) -> None:
+    if pair is None:
+        return
+    for adapter_id in pair:
+        catalog.adapter(adapter_id)
+    if pair[0] == pair[1]:
+        raise ContractError("invalid_cli_option", "--promote needs two different adapters")
+
+
+def _promotion_heading(catalog: Catalog, pair: tuple[str, str] | None) -> str:
+    if pair is None:
+        return "Promotion: not requested"
+    candidate, baseline = pair
+    replay = "required" if catalog.adapter(candidate).replayable_bundle else "not applicable"
+    return f"Promotion {candidate} vs {baseline} (bundle replay {replay})"
 
 
 def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
@@ -129,40 +165,57 @@ def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
     baselines = root / "baselines"
     if not target.is_relative_to(baselines / OPTIONAL_FOLDER):
         return ""
-    path = baselines / AUTHORITATIVE_FOLDER / "report.json"
+    path = baselines / AUTHORITATIVE_LANE / "report.json"
     if not path.is_file():
         return ""
     reference = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
     if reference.fixtureFingerprint != report.fixtureFingerprint:
         return ""
-    return render_beside(report, reference, f"baselines/{AUTHORITATIVE_FOLDER}")
+    return render_beside(report, reference, f"baselines/{AUTHORITATIVE_LANE}")
 
 
 def execute_lane(
     request: LaneRequest, *, progress: Callable[[str], None] = lambda message: None
 ) -> LaneOutcome:
+    catalog = request.catalog or load_catalog()
+    agent_entry = catalog.agent(request.agent)
+    _check_promotion(catalog, request.promote)
     fixture = load_fixture(request.fixture_dir)
-    lane = agent_lane(request.agent, fixture.root, request.cues_path)
     all_tasks = tuple(t.taskId for t in fixture.tasks)
+    adapter_ids = request.adapters if request.adapters is not None else catalog.default_adapters
+    catalog.check_schedule(adapter_ids)
+    lane = agent_entry.open(
+        AgentContext(
+            fixture_root=fixture.root,
+            cues_path=request.cues_path,
+            locks_dir=locks_dir(),
+            environ=os.environ,
+        )
+    )
     schedule = build_schedule(
         task_ids=request.tasks if request.tasks is not None else all_tasks,
         known_task_ids=all_tasks,
-        adapter_ids=request.adapters if request.adapters is not None else DEFAULT_ADAPTERS,
-        known_adapter_ids=ADAPTER_IDS,
+        adapter_ids=adapter_ids,
+        known_adapter_ids=catalog.adapter_ids,
         lifecycles=request.lifecycles,
         trials=lane.trials,
     )
-    _refuse_mixed_ceiling(schedule.adapter_ids)
     # Refuse an unsafe write before any preparation, like every other schedule error.
-    target = _target(request, fixture, schedule.task_ids, schedule.adapter_ids)
+    target = _target(request, catalog, fixture, schedule.task_ids, schedule.adapter_ids)
     config = RunConfig(
         fixture=fixture,
         schedule=schedule,
-        adapter_factory=lambda adapter_id: create_adapter(adapter_id, fixture),
+        adapter_factory=lambda adapter_id: catalog.build_adapter(
+            adapter_id, fixture.snapshot, fixture.oracles
+        ),
         agent_factory=lane.factory,
         agent_id=lane.agent_id,
         timeout_s=request.timeout_s,
-        replay_capsule=request.replay,
+        replay_adapters=frozenset(
+            a
+            for a in schedule.adapter_ids
+            if request.replay and catalog.adapter(a).replayable_bundle
+        ),
         index_cache=request.index_cache,
         progress=progress,
     )
@@ -179,15 +232,21 @@ def execute_lane(
         receipts=run.receipts,
         scores=scores,
         replays=run.replays,
-        promotion=promote(run, scores, request.promote),
+        promotion=promote(run, scores, request.promote, catalog),
     )
-    files = render_artifacts(report, extra_markdown=_beside_authoritative(report, target))
-    if target is not None:
+    files = render_artifacts(
+        report,
+        promotion_heading=_promotion_heading(catalog, request.promote),
+        extra_markdown=_beside_authoritative(report, target),
+    )
+    failed = preparation_failure(report)
+    if target is not None and failed is None:
         write_artifacts(target, files)
         progress(f"wrote {target}")
     return LaneOutcome(
         report=report,
         markdown=files["report.md"].decode("utf-8"),
         exit_code=exit_code_for(report),
-        written_to=target,
+        written_to=target if failed is None else None,
+        failure=failed,
     )

@@ -253,12 +253,15 @@ def bench_ranking() -> None:
     from agentic.ranking.goldens import load_goldens
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.resources import default_fixture_dir
+    from agentic.runner.catalog import builtin_catalog
 
     fixture = load_fixture(default_fixture_dir())
     goldens = load_goldens(fixture)
     print(f"ranking: {len(goldens.goldens)} goldens x lexical, capsule over the bundled fixture")
     started = time.perf_counter()
-    run_ranking(fixture, goldens, ("capsule", "lexical"), RankingSettings())
+    run_ranking(
+        fixture, goldens, ("capsule", "lexical"), RankingSettings(), catalog=builtin_catalog()
+    )
     report("ranking tier wall time", time.perf_counter() - started, "s", 10, higher_is_better=False)
 
 

@@ -39,10 +39,14 @@ from containers import base as debian_base
 from containers import engine as eng
 from containers.errors import ContainerError, last_line
 
-AUTHORITATIVE = "capsule,lexical,mcp-reference"
-BASELINE = Path("baselines/fixture-agent/canonical.json")
-QMD_LEX_BASELINE = Path("baselines/optional/qmd-lex/canonical.json")
-LOCAL_MODEL_BASELINE = Path("baselines/optional/local-model/report.json")
+# Named lanes of the kit's catalog (`agentic run --lane NAME`); each lane's folder under
+# baselines/ is its name.
+AUTHORITATIVE_LANE = "fixture-agent"
+QMD_LEX_LANE = "optional/qmd-lex"
+LOCAL_MODEL_LANE = "optional/local-model"
+BASELINE = Path("baselines") / AUTHORITATIVE_LANE / "canonical.json"
+QMD_LEX_BASELINE = Path("baselines") / QMD_LEX_LANE / "canonical.json"
+LOCAL_MODEL_BASELINE = Path("baselines") / LOCAL_MODEL_LANE / "report.json"
 CACHE = Path(".cache/container")
 LAST_RUN = "last-run"
 IMAGE_REPOSITORY = "localhost/agentic-kit"
@@ -180,8 +184,7 @@ def smoke_lanes(
     committed local-model lane."""
     lanes: list[Lane] = []
     if "qmd-lex" in adapter_ids:
-        qmd_args = ("--adapter", "qmd-lex", "--promote", "none", "--no-replay")
-        lanes.append(Lane("qmd-lex", qmd_args, baseline=QMD_LEX_BASELINE))
+        lanes.append(Lane("qmd-lex", ("--lane", QMD_LEX_LANE), baseline=QMD_LEX_BASELINE))
     if has_local_model:
         lanes.append(
             Lane(
@@ -236,11 +239,15 @@ def kit_facts(fixture: Path | None) -> tuple[tuple[str, ...], bool, str]:
     """Adapter ids, whether the local-model agent exists, and the fixture's first task id."""
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
-    from agentic.runner.registry import ADAPTER_IDS
+    from agentic.runner.catalog import builtin_catalog
 
     loaded = load_fixture(fixture or default_fixture_dir())
     first = sorted(task.taskId for task in loaded.tasks)[0]
-    return ADAPTER_IDS, importlib.util.find_spec("agentic.agents.local_model") is not None, first
+    catalog = builtin_catalog()
+    has_local_model = "local-model" in catalog.agents and (
+        importlib.util.find_spec("agentic.agents.local_model") is not None
+    )
+    return catalog.adapter_ids, has_local_model, first
 
 
 def timed(action: Callable[[], int]) -> tuple[int, float]:
@@ -475,7 +482,7 @@ def authoritative(
     metadata: tuple[str | None, bool | None],
     figures: dict[str, Any],
 ) -> None:
-    lane = Lane("authoritative", ("--adapter", AUTHORITATIVE))
+    lane = Lane("authoritative", ("--lane", AUTHORITATIVE_LANE))
     host_out = Path(tempfile.mkdtemp(prefix="host-", dir=session.scratch)) / lane.name
     host = run_host_lane(lane, options.fixture, host_out, session.engine.env)
     inside = run_image_lane(session, stack, tag, lane, options.fixture)
@@ -491,7 +498,7 @@ def authoritative(
     baseline_fp = compare_baseline(session.root, options, inside_fp)
     check_provenance(inside.report(), *metadata)
     figures["lane"] = {
-        "adapters": AUTHORITATIVE,
+        "lane": AUTHORITATIVE_LANE,
         "exitCode": inside.exit_code,
         "hostSeconds": round(host.seconds, 2),
         "containerSeconds": round(inside.seconds, 2),

@@ -4,6 +4,7 @@ turns into a usage error (exit 2, one line)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def csv_items(value: str) -> tuple[str, ...]:
@@ -30,3 +31,15 @@ def positive_int(value: str) -> int:
     if number <= 0:
         raise argparse.ArgumentTypeError(f"{value!r} must be positive")
     return number
+
+
+def add_backend_option(parser: argparse.ArgumentParser) -> None:
+    """``--backend FILE`` (repeatable): register a backend config file as an adapter."""
+    parser.add_argument(
+        "--backend",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="register a backend config (TOML) as an adapter; repeatable",
+    )

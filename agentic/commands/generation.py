@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentic.fixture.loader import Fixture
     from agentic.generation.runner import GenerationSettings, Mode
     from agentic.ranking.goldens import GoldenSet
+    from agentic.runner.catalog import Catalog
 
 DEFAULT_GENERATION_TIMEOUT_MS = 120_000
 
@@ -90,6 +91,8 @@ def generation_report(
     spec: str,
     settings: GenerationSettings,
     progress: Callable[[str], None],
+    *,
+    catalog: Catalog,
 ) -> dict[str, Any]:
     """Open the model, run every mode, close the model, and build the report."""
     from agentic.generation import open_model
@@ -98,7 +101,7 @@ def generation_report(
 
     model = open_model(spec)
     try:
-        run = run_generation(fixture, goldens, model, settings, progress=progress)
+        run = run_generation(fixture, goldens, model, settings, catalog=catalog, progress=progress)
     finally:
         model.close()
     return report_json(run)
@@ -107,10 +110,14 @@ def generation_report(
 def handle(args: argparse.Namespace) -> int:
     from agentic.generation.report import render_text, report_bytes
     from agentic.report.artifacts import write_artifacts
+    from agentic.runner.catalog import load_catalog
 
     fixture, goldens = load_inputs(args)
     settings = settings_from(args)
-    report = generation_report(fixture, goldens, args.model, settings, progress_printer(args.quiet))
+    catalog = load_catalog(tuple(args.backend))
+    report = generation_report(
+        fixture, goldens, args.model, settings, progress_printer(args.quiet), catalog=catalog
+    )
     text = render_text(report, verbose=args.verbose)
     sys.stdout.write(text)
     if args.report is not None:

@@ -93,12 +93,17 @@ def matrix_text(reports: list[dict[str, Any]]) -> str:
 def handle(args: argparse.Namespace) -> int:
     from agentic.generation.report import report_bytes
     from agentic.report.artifacts import write_artifacts
+    from agentic.runner.catalog import load_catalog
 
     models = args.models if args.models is not None else default_models()
     progress = progress_printer(args.quiet)
     fixture, goldens = load_inputs(args)
     settings = settings_from(args)
-    reports = [generation_report(fixture, goldens, spec, settings, progress) for spec in models]
+    catalog = load_catalog(tuple(args.backend))
+    reports = [
+        generation_report(fixture, goldens, spec, settings, progress, catalog=catalog)
+        for spec in models
+    ]
     text = matrix_text(reports)
     sys.stdout.write(text)
     if args.report is not None:

@@ -1,5 +1,6 @@
-"""``agentic prepare --adapter ID (--out DIR | --cache DIR) [--fixture DIR]``: load and verify a
-fixture and build one adapter's native index; print its index fingerprint.
+"""``agentic prepare (--adapter ID | --lane NAME) (--out DIR | --cache DIR) [--fixture DIR]``: load
+and verify a fixture and build one adapter's native index (or those of a named lane's adapters,
+into the cache); print each index fingerprint.
 
 ``--out DIR`` builds into DIR, which must not exist or be empty: an index is never built over an
 older one. ``--cache DIR`` adds the index to the cache that ``agentic run --index-cache DIR``
@@ -17,15 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from agentic.adapters.base import Adapter, AdapterError, PreparedIndex
+from agentic.commands.argtypes import add_backend_option
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.resources import default_fixture_dir
+from agentic.runner.catalog import Catalog, load_catalog
 from agentic.runner.index_cache import prepare_cached
-from agentic.runner.registry import ADAPTER_IDS, create_adapter
 
 PREPARE_TIMEOUT_S = 600.0
-# The ceiling reads hidden oracles and has nothing native worth caching.
-PREPARABLE = tuple(adapter_id for adapter_id in ADAPTER_IDS if adapter_id != "oracle")
 
 
 def _check_out_dir(out: Path) -> None:
@@ -35,21 +35,36 @@ def _check_out_dir(out: Path) -> None:
         raise ContractError("invalid_cli_option", f"--out {out} is not empty")
 
 
+def _adapter_ids(args: argparse.Namespace, catalog: Catalog) -> tuple[str, ...]:
+    """``--adapter ID``, or every preparable adapter of ``--lane NAME`` (with ``--cache``)."""
+    if (args.adapter is None) == (args.lane is None):
+        raise ContractError("invalid_cli_option", "give exactly one of --adapter and --lane")
+    if args.adapter is not None:
+        return (catalog.preparable(args.adapter).adapter_id,)
+    if args.cache is None:
+        raise ContractError("invalid_cli_option", "--lane prepares into --cache only")
+    lane = catalog.lane(args.lane)
+    return tuple(a for a in lane.adapters if catalog.adapter(a).preparable)
+
+
 def _run(args: argparse.Namespace) -> int:
     if (args.out is None) == (args.cache is None):
         raise ContractError("invalid_cli_option", "give exactly one of --out and --cache")
     if args.out is not None:
         _check_out_dir(args.out)
+    catalog = load_catalog(tuple(args.backend))
+    adapter_ids = _adapter_ids(args, catalog)
     fixture = load_fixture(args.fixture or default_fixture_dir())
-    adapter = create_adapter(args.adapter, fixture)
-    try:
-        if args.out is not None:
-            prepared = adapter.prepare(fixture.snapshot, args.out, timeout_s=PREPARE_TIMEOUT_S)
-        else:
-            prepared = _into_cache(adapter, fixture, args.cache)
-    except AdapterError as exc:
-        raise ContractError(exc.code, f"{args.adapter}: {exc}") from exc
-    print(prepared.index_fingerprint)
+    for adapter_id in adapter_ids:
+        adapter = catalog.build_adapter(adapter_id, fixture.snapshot, fixture.oracles)
+        try:
+            if args.out is not None:
+                prepared = adapter.prepare(fixture.snapshot, args.out, timeout_s=PREPARE_TIMEOUT_S)
+            else:
+                prepared = _into_cache(adapter, fixture, args.cache)
+        except AdapterError as exc:
+            raise ContractError(exc.code, f"{adapter_id}: {exc}") from exc
+        print(prepared.index_fingerprint)
     return 0
 
 
@@ -65,7 +80,9 @@ def _into_cache(adapter: Adapter, fixture: Fixture, cache: Path) -> PreparedInde
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("prepare", help="build an adapter's native index")
-    parser.add_argument("--adapter", required=True, choices=PREPARABLE)
+    parser.add_argument("--adapter", default=None, help="adapter id (`agentic catalog` lists them)")
+    parser.add_argument("--lane", default=None, help="every preparable adapter of a named lane")
+    add_backend_option(parser)
     parser.add_argument("--out", type=Path, default=None, help="empty or missing output folder")
     parser.add_argument("--cache", type=Path, default=None, help="index cache folder")
     parser.add_argument("--fixture", type=Path, default=None, help="fixture (default: bundled)")

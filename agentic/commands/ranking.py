@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentic.commands.argtypes import positive_int
+from agentic.commands.argtypes import add_backend_option, positive_int
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.contract.errors import ContractError
 from agentic.resources import default_fixture_dir
@@ -40,6 +40,7 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tag", type=csv_list, default=None, help="only goldens with these tags")
     parser.add_argument("--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS)
+    add_backend_option(parser)
 
 
 def register(subparsers: Any) -> None:
@@ -68,7 +69,7 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.ranking.trec import export_files
     from agentic.report.artifacts import write_artifacts
-    from agentic.runner.registry import DEFAULT_ADAPTERS
+    from agentic.runner.catalog import load_catalog
 
     fixture = load_fixture(args.fixture or default_fixture_dir())
     goldens = load_goldens(fixture, args.goldens).select(args.tag)
@@ -81,8 +82,11 @@ def handle(args: argparse.Namespace) -> int:
         ablate=args.ablate,
         timeout_s=args.timeout_ms / 1000,
     )
-    adapters = args.adapter if args.adapter is not None else DEFAULT_ADAPTERS
-    run = run_ranking(fixture, goldens, adapters, settings, progress=progress_printer(args.quiet))
+    catalog = load_catalog(tuple(args.backend))
+    adapters = args.adapter if args.adapter is not None else catalog.default_adapters
+    run = run_ranking(
+        fixture, goldens, adapters, settings, catalog=catalog, progress=progress_printer(args.quiet)
+    )
     report = report_json(run)
     text = render_text(report, verbose=args.verbose)
     sys.stdout.write(text)

@@ -5,19 +5,23 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentic.commands.argtypes import csv_items, positive_int
+from agentic.commands.argtypes import add_backend_option, csv_items, positive_int
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES
 from agentic.resources import default_fixture_dir, repo_root
 
+if TYPE_CHECKING:
+    from agentic.runner.catalog import Catalog
+
 DEFAULT_TIMEOUT_MS = 30_000
 
 
-def _promotion_pair(value: str) -> tuple[str, str] | None:
+def _promotion_pair(value: str) -> tuple[str, ...]:
+    """``CANDIDATE:BASELINE``, or ``()`` for ``none`` (no gate)."""
     if value == "none":
-        return None
+        return ()
     candidate, sep, baseline = value.partition(":")
     if not sep or not candidate or not baseline:
         raise argparse.ArgumentTypeError("--promote takes CANDIDATE:BASELINE or none")
@@ -26,15 +30,35 @@ def _promotion_pair(value: str) -> tuple[str, str] | None:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("run", help="run a lane and score it")
-    parser.add_argument("--fixture", type=Path, default=None)
-    parser.add_argument("--cues", type=Path, default=None)
-    parser.add_argument("--adapter", type=csv_items, default=None)
-    parser.add_argument("--task", type=csv_items, default=None)
-    parser.add_argument("--lifecycle", type=csv_items, default=LIFECYCLES)
-    parser.add_argument("--agent", choices=("fixture", "local-model"), default="fixture")
-    parser.add_argument("--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS)
-    parser.add_argument("--promote", type=_promotion_pair, default=("capsule", "mcp-reference"))
-    parser.add_argument("--no-replay", action="store_true", help="skip the capsule replay")
+    parser.add_argument(
+        "--lane",
+        default=None,
+        help="a named lane (agent, adapters, promotion, replay), e.g. fixture-agent; "
+        "excludes --agent, --adapter, --promote and --no-replay",
+    )
+    parser.add_argument("--fixture", type=Path, default=None, help="fixture (default: bundled)")
+    parser.add_argument("--cues", type=Path, default=None, help="the fixture agent's cue table")
+    add_backend_option(parser)
+    parser.add_argument(
+        "--adapter", type=csv_items, default=None, help="comma-separated adapter ids"
+    )
+    parser.add_argument("--task", type=csv_items, default=None, help="comma-separated task ids")
+    parser.add_argument(
+        "--lifecycle", type=csv_items, default=None, help="cold, warm or cold,warm (default)"
+    )
+    parser.add_argument("--agent", default=None, help="agent kind (default: fixture)")
+    parser.add_argument(
+        "--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS, help="per operation"
+    )
+    parser.add_argument(
+        "--promote",
+        type=_promotion_pair,
+        default=None,
+        help="CANDIDATE:BASELINE for the promotion gate, or none (default: capsule:mcp-reference)",
+    )
+    parser.add_argument(
+        "--no-replay", action="store_true", help="skip the replay of one-call bundles"
+    )
     parser.add_argument(
         "--index-cache", type=Path, default=None, help="reuse prepared indexes from this folder"
     )
@@ -44,30 +68,65 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=handle)
 
 
+DEFAULT_PROMOTION = ("capsule", "mcp-reference")
+
+
+def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
+    """agent, adapters, promote and replay: from --lane, or from their own options."""
+    if args.lane is None:
+        return {
+            "agent": args.agent or "fixture",
+            "adapters": args.adapter,
+            "promote": DEFAULT_PROMOTION if args.promote is None else args.promote or None,
+            "replay": not args.no_replay,
+        }
+    given = [
+        option
+        for option, value in (
+            ("--agent", args.agent),
+            ("--adapter", args.adapter),
+            ("--promote", args.promote),
+            ("--no-replay", args.no_replay or None),
+        )
+        if value is not None
+    ]
+    if given:
+        raise ContractError("invalid_cli_option", f"--lane excludes {', '.join(given)}")
+    lane = catalog.lane(args.lane)
+    return {
+        "agent": lane.agent,
+        "adapters": lane.adapters,
+        "promote": lane.promote,
+        "replay": lane.replay,
+    }
+
+
 def handle(args: argparse.Namespace) -> int:
     from agentic.lane import LaneRequest, execute_lane
+    from agentic.runner.catalog import load_catalog
 
     if args.write and args.out is not None:
         raise ContractError("invalid_cli_option", "--write and --out are exclusive")
     if args.write and repo_root() is None:
         raise ContractError("unsafe_baseline_write", "--write needs a source checkout; use --out")
+    catalog = load_catalog(tuple(args.backend))
     request = LaneRequest(
         fixture_dir=args.fixture or default_fixture_dir(),
         cues_path=args.cues,
-        adapters=args.adapter,
         tasks=args.task,
-        lifecycles=tuple(args.lifecycle),
-        agent=args.agent,
+        lifecycles=tuple(args.lifecycle or LIFECYCLES),
         timeout_s=args.timeout_ms / 1000,
-        promote=args.promote,
-        replay=not args.no_replay,
         index_cache=args.index_cache,
         out=args.out,
         write=args.write,
+        catalog=catalog,
+        **_lane_settings(args, catalog),
     )
     progress = (lambda message: None) if args.quiet else _progress
     outcome = execute_lane(request, progress=progress)
     sys.stdout.write(outcome.markdown)
+    if outcome.failure is not None:
+        print(f"agentic: {outcome.failure}", file=sys.stderr)
     return outcome.exit_code
 
 

@@ -28,6 +28,7 @@ from agentic.generation.model import GenerationModel, GenerationRequest, Message
 from agentic.ranking.goldens import Golden, GoldenSet
 from agentic.ranking.retrieval import Searcher, open_searcher
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
+from agentic.runner.catalog import Catalog
 
 Mode = Literal["oracle", "e2e", "noretrieval"]
 MODES: tuple[Mode, ...] = ("oracle", "e2e", "noretrieval")
@@ -137,7 +138,7 @@ EMPTY_CONTEXT = Context(passages=(), sources=())
 
 
 def build_contexts(
-    fixture: Fixture, goldens: Sequence[Golden], settings: GenerationSettings
+    fixture: Fixture, goldens: Sequence[Golden], settings: GenerationSettings, catalog: Catalog
 ) -> dict[tuple[str, Mode], Context]:
     contexts: dict[tuple[str, Mode], Context] = {}
     for golden in goldens:
@@ -146,7 +147,9 @@ def build_contexts(
         if "noretrieval" in settings.modes:
             contexts[(golden.id, "noretrieval")] = EMPTY_CONTEXT
     if "e2e" in settings.modes:
-        with open_searcher(fixture, settings.adapter_id, timeout_s=settings.timeout_s) as search:
+        with open_searcher(
+            fixture, settings.adapter_id, catalog, timeout_s=settings.timeout_s
+        ) as search:
             for golden in goldens:
                 contexts[(golden.id, "e2e")] = e2e_context(search, fixture, golden, settings.k)
     return contexts
@@ -179,10 +182,11 @@ def run_generation(
     model: GenerationModel,
     settings: GenerationSettings,
     *,
+    catalog: Catalog,
     progress: Callable[[str], None] = lambda message: None,
 ) -> GenerationRun:
     selected = goldens.goldens
-    contexts = build_contexts(fixture, selected, settings)
+    contexts = build_contexts(fixture, selected, settings, catalog)
     questions: list[QuestionRun] = []
     executor = BoundedExecutor()
     try:

@@ -27,10 +27,7 @@ from agentic.contract.errors import ContractError
 from agentic.contract.receipt import ToolResult
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
-from agentic.runner.registry import create_adapter
-
-# The ceiling adapter answers from hidden task oracles, not from the goldens' queries.
-NOT_RANKABLE: tuple[str, ...] = ("oracle",)
+from agentic.runner.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -72,13 +69,12 @@ def _harness(adapter_id: str, stage: str, exc: AdapterError) -> ContractError:
 
 
 @contextmanager
-def open_searcher(fixture: Fixture, adapter_id: str, *, timeout_s: float) -> Iterator[Searcher]:
+def open_searcher(
+    fixture: Fixture, adapter_id: str, catalog: Catalog, *, timeout_s: float
+) -> Iterator[Searcher]:
     """Prepare and attach ``adapter_id`` once; yield a function running one search per task."""
-    if adapter_id in NOT_RANKABLE:
-        raise ContractError(
-            "invalid_adapter_schedule", f"{adapter_id} reads hidden oracles and cannot be ranked"
-        )
-    adapter = create_adapter(adapter_id, fixture)
+    catalog.rankable(adapter_id)
+    adapter = catalog.build_adapter(adapter_id, fixture.snapshot, fixture.oracles)
     with tempfile.TemporaryDirectory(prefix=f"agentic-ranking-{adapter_id}-") as temp:
         try:
             prepared = adapter.prepare(fixture.snapshot, Path(temp) / "index", timeout_s=timeout_s)

@@ -20,6 +20,7 @@ from agentic.fixture.loader import Fixture
 from agentic.ranking.goldens import Golden, GoldenSet
 from agentic.ranking.metrics import QueryMetrics, document_ranking, query_metrics
 from agentic.ranking.retrieval import Chunk, Searcher, open_searcher
+from agentic.runner.catalog import Catalog
 
 DEFAULT_K = 5
 DEFAULT_VARIANT = "default"
@@ -144,12 +145,15 @@ def run_ranking(
     adapter_ids: Sequence[str],
     settings: RankingSettings,
     *,
+    catalog: Catalog,
     progress: Callable[[str], None] = lambda message: None,
 ) -> RankingRun:
+    for adapter_id in adapter_ids:
+        catalog.rankable(adapter_id)  # every id is checked before any adapter is prepared
     runs: list[VariantRun] = []
     for adapter_id in adapter_ids:
         progress(f"ranking {len(goldens.goldens)} goldens with {adapter_id}")
-        with open_searcher(fixture, adapter_id, timeout_s=settings.timeout_s) as search:
+        with open_searcher(fixture, adapter_id, catalog, timeout_s=settings.timeout_s) as search:
             for variant, switches in variants(settings.ablate):
                 results = rank_goldens(search, fixture, goldens.goldens, settings, switches)
                 runs.append(VariantRun(adapter_id, variant, switches, results))

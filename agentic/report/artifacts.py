@@ -21,7 +21,7 @@ from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
 from agentic.contract.report import BenchmarkReport
 from agentic.report.assemble import projection
-from agentic.report.markdown import render_markdown
+from agentic.report.markdown import DEFAULT_PROMOTION_HEADING, render_markdown
 
 ARTIFACT_NAMES: tuple[str, ...] = (
     "report.json",
@@ -54,7 +54,12 @@ def _observations_without_paths(receipt: Any) -> dict[str, Any]:
     return data
 
 
-def render_artifacts(report: BenchmarkReport, *, extra_markdown: str = "") -> dict[str, bytes]:
+def render_artifacts(
+    report: BenchmarkReport,
+    *,
+    promotion_heading: str = DEFAULT_PROMOTION_HEADING,
+    extra_markdown: str = "",
+) -> dict[str, bytes]:
     """The four files of one report, as bytes. Temp paths appear as ``<temp>``."""
     full = report.to_json()
     for receipt_json, receipt in zip(full["receipts"], report.receipts, strict=True):
@@ -79,7 +84,7 @@ def render_artifacts(report: BenchmarkReport, *, extra_markdown: str = "") -> di
         "report.json": stable_pretty_json(full).encode("utf-8"),
         "canonical.json": stable_pretty_json(canonical).encode("utf-8"),
         "observations.json": stable_pretty_json(observations).encode("utf-8"),
-        "report.md": (render_markdown(report) + extra_markdown).encode("utf-8"),
+        "report.md": (render_markdown(report, promotion_heading) + extra_markdown).encode("utf-8"),
     }
 
 

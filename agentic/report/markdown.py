@@ -96,7 +96,12 @@ def _timing_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
     return rows
 
 
-def render_markdown(report: BenchmarkReport) -> str:
+DEFAULT_PROMOTION_HEADING = "Capsule promotion"
+
+
+def render_markdown(
+    report: BenchmarkReport, promotion_heading: str = DEFAULT_PROMOTION_HEADING
+) -> str:
     env = report.environment
     adapters = sorted({r.canonical.adapterId for r in report.receipts})
     success = sum(s.score.success for s in report.scores)
@@ -110,7 +115,7 @@ def render_markdown(report: BenchmarkReport) -> str:
         f"- Attempted/scored/successful: {report.attemptedPairs}/{report.scoredPairs}/{success}",
         f"- Excluded: {len(report.exclusions)}",
         "",
-        "## Capsule promotion",
+        f"## {promotion_heading}",
         "",
         *_promotion_lines(report.promotion),
         "",

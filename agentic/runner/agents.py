@@ -1,10 +1,8 @@
-"""Agent lanes: which agent runs, with which trials."""
+"""Opening the built-in agents: which agent runs, with which trials (see ``catalog``)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, MutableMapping
-from dataclasses import dataclass
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,27 +11,18 @@ from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
 from agentic.locks import (
-    AGENT_MODEL_LOCK,
     ModelPreflight,
     enforce_offline,
     model_threads,
     preflight_agent_model,
 )
-from agentic.resources import locks_dir
+from agentic.runner.catalog import AgentLane
 
 if TYPE_CHECKING:
     from agentic.agents.local_model import LocalModelSettings
 
 CUES_FILE = "fixture-agent.cues.json"
 FIXTURE_TRIALS: tuple[Trial, ...] = (Trial(trialId="fixture-01", seed=0),)
-
-
-@dataclass(frozen=True)
-class AgentLane:
-    kind: str
-    agent_id: str
-    factory: Callable[[], Agent]
-    trials: tuple[Trial, ...]
 
 
 def fixture_lane(fixture_root: Path, cues_path: Path | None) -> AgentLane:
@@ -100,11 +89,3 @@ def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> Agen
 
     trials = tuple(Trial(trialId=t.trialId, seed=t.seed) for t in lock.trials)
     return AgentLane("local-model", lock.agentId, load, trials)
-
-
-def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> AgentLane:
-    if kind == "fixture":
-        return fixture_lane(fixture_root, cues_path)
-    if kind == "local-model":
-        return local_model_lane(locks_dir() / AGENT_MODEL_LOCK, os.environ)
-    raise ContractError("invalid_cli_option", f"unknown agent {kind!r}")

@@ -48,7 +48,8 @@ class RunConfig:
     agent_factory: Callable[[], Agent]
     agent_id: str
     timeout_s: float
-    replay_capsule: bool = True
+    # Adapters whose one-call bundles are replayed from a fresh preparation (catalog-declared).
+    replay_adapters: frozenset[str] = frozenset()
     index_cache: Path | None = None
     progress: Callable[[str], None] = lambda message: None
 
@@ -204,10 +205,10 @@ def _replay_payload(content: str) -> ReplayPayload:
     return ReplayPayload(canonicalJson=content, sha256=sha256_hex(content.encode("utf-8")))
 
 
-def capsule_replays(
+def bundle_replays(
     first: list[TrajectoryReceipt], second: list[TrajectoryReceipt]
 ) -> tuple[CapsuleReplay, ...]:
-    """Match receipts of two capsule runs by identity and record both payloads."""
+    """Match receipts of two runs of one bundle adapter by identity; record both payloads."""
     second_by_key = {receipt_sort_key(r): r.canonical for r in second}
     replays = []
     for receipt in sorted(first, key=receipt_sort_key):
@@ -224,7 +225,7 @@ def capsule_replays(
         replays.append(
             CapsuleReplay(
                 taskId=c.taskId,
-                adapterId="capsule",
+                adapterId="capsule",  # the catalog lets only the capsule declare replays
                 trialId=c.trialId,
                 seed=c.seed,
                 lifecycle=c.lifecycle,
@@ -236,6 +237,10 @@ def capsule_replays(
     return tuple(replays)
 
 
+def _replay_sort_key(replay: CapsuleReplay) -> tuple[str, str, str, str]:
+    return (replay.adapterId, replay.taskId, replay.trialId, replay.lifecycle)
+
+
 def run_benchmark(config: RunConfig) -> RunResult:
     preparations: list[Preparation] = []
     receipts: list[TrajectoryReceipt] = []
@@ -243,18 +248,17 @@ def run_benchmark(config: RunConfig) -> RunResult:
     executor = BoundedExecutor()
     work = Path(tempfile.mkdtemp(prefix="agentic-run-"))
     try:
-        capsule_first: list[TrajectoryReceipt] = []
+        replayed: list[CapsuleReplay] = []
         for adapter_id in config.schedule.adapter_ids:
             run = _run_adapter(config, adapter_id, work, executor)
             preparations.append(run.preparation)
             receipts.extend(run.receipts)
-            if adapter_id == "capsule":
-                capsule_first = run.receipts
-        if config.replay_capsule and capsule_first:
-            config.progress("capsule replay from a fresh preparation")
-            # The replay never reuses a cached index: it proves preparation itself is stable.
-            replay_run = _run_adapter(config, "capsule", work, executor, fresh=True)
-            replays = capsule_replays(capsule_first, replay_run.receipts)
+            if adapter_id in config.replay_adapters:
+                config.progress(f"{adapter_id} replay from a fresh preparation")
+                # The replay never reuses a cached index: it proves preparation itself is stable.
+                again = _run_adapter(config, adapter_id, work, executor, fresh=True)
+                replayed.extend(bundle_replays(run.receipts, again.receipts))
+        replays = tuple(sorted(replayed, key=_replay_sort_key))
     finally:
         executor.close()
         shutil.rmtree(work, ignore_errors=True)

@@ -45,7 +45,7 @@ class PromotionPair:
     lifecycle: str
     baseline: ScoredPair
     candidate: ScoredPair
-    replay: CapsuleReplay
+    replay: CapsuleReplay | None  # None where the candidate declares no replayable bundle
 
 
 class CohortPairingError(Exception):
@@ -90,15 +90,21 @@ def evaluate_promotion(
     *,
     baseline_id: str,
     candidate_id: str = "capsule",
+    replay_required: bool = True,
 ) -> Promotion | None:
-    """The gate over every scored receipt of a run; None unless both adapters ran."""
+    """The gate over every scored receipt of a run; None unless both adapters ran.
+
+    ``replay_required``: the candidate declares a replayable one-call bundle (the capsule), so
+    each of its pairs needs a deterministic replay. For any other candidate the replay checks
+    do not apply, and are neither required nor reported missing.
+    """
     ordered = sorted(records, key=lambda item: utf16_sort_key(identity_key(item.receipt)))
     baseline = [item for item in ordered if item.receipt.adapterId == baseline_id]
     candidate = [item for item in ordered if item.receipt.adapterId == candidate_id]
     if not baseline or not candidate:
         return None
     try:
-        pairs = pair_cohorts(baseline, candidate, replays)
+        pairs = pair_cohorts(baseline, candidate, replays if replay_required else None)
     except CohortPairingError as error:
         return _pairing_failed(str(error))
     return evaluate_pairs(pairs, baseline_id=baseline_id, candidate_id=candidate_id)
@@ -107,11 +113,14 @@ def evaluate_promotion(
 def pair_cohorts(
     baseline: Sequence[ScoredPair],
     candidate: Sequence[ScoredPair],
-    replays: Sequence[CapsuleReplay],
+    replays: Sequence[CapsuleReplay] | None,
 ) -> tuple[PromotionPair, ...]:
-    """Pairs in pair-key order; raises CohortPairingError when the cohorts do not match."""
-    replay_by_identity = {_replay_identity(replay): replay for replay in replays}
-    for item in candidate:
+    """Pairs in pair-key order; raises CohortPairingError when the cohorts do not match.
+
+    ``replays`` None: the candidate has no replayable bundle, so no pair carries a replay.
+    """
+    replay_by_identity = {_replay_identity(replay): replay for replay in replays or ()}
+    for item in candidate if replays is not None else ():
         if identity_key(item.receipt) not in replay_by_identity:
             raise CohortPairingError(f"Capsule replay missing for {identity_key(item.receipt)}")
     baseline_by_key = {pair_key(item.receipt): item for item in baseline}
@@ -130,7 +139,7 @@ def pair_cohorts(
                 lifecycle=base.receipt.lifecycle,
                 baseline=base,
                 candidate=cand,
-                replay=replay_by_identity[identity_key(cand.receipt)],
+                replay=replay_by_identity.get(identity_key(cand.receipt)),
             )
         )
     return tuple(pairs)
@@ -152,10 +161,12 @@ def pair_failures(
         ("baseline_score_identity_mismatch", not _score_matches(pair.baseline)),
         ("candidate_score_identity_mismatch", not _score_matches(pair.candidate)),
         ("unscored_or_harness_failed_pair", _unscored_or_harness_failed(pair)),
-        ("capsule_replay_identity_mismatch", not _replay_matches(pair.replay, cand)),
     ]
+    if pair.replay is not None:
+        codes.append(("capsule_replay_identity_mismatch", not _replay_matches(pair.replay, cand)))
     failures = [code for code, failed in codes if failed]
-    failures += _replay_failures(pair)
+    if pair.replay is not None:
+        failures += _replay_failures(pair, pair.replay)
     return failures
 
 
@@ -227,8 +238,7 @@ def bundle_payload(receipt: CanonicalReceipt) -> str | None:
     return bundles[0].result.content or None
 
 
-def _replay_failures(pair: PromotionPair) -> list[str]:
-    replay = pair.replay
+def _replay_failures(pair: PromotionPair, replay: CapsuleReplay) -> list[str]:
     failures = []
     payload = bundle_payload(pair.candidate.receipt)
     if payload is None:

@@ -1,14 +1,10 @@
-"""Named adapter factories for the shared contract suite (test_adapter_contract.py).
+"""Adapter factories for the shared contract suite (test_adapter_contract.py), from the catalog.
 
-Adding an adapter to the suite is one entry in ADAPTER_FACTORIES: a name, a function from the
-test world (snapshot + oracles) to an Adapter, and optional pytest marks. The MCP adapter joins
-with, for example::
-
-    AdapterFactory(
-        "mcp-reference",
-        lambda world: McpAdapter(reference_profile(), world.snapshot),
-        marks=(pytest.mark.real_process,),
-    )
+Every adapter the catalog holds joins the suite with no test edit: the built-ins, installed
+plugins, and the example backend configs under ``examples/backends/`` (registered as
+``--backend`` would). An adapter that spawns processes is marked ``real_process``; one that
+cannot run on this machine (qmd without its install, gno-mcp without gno) is skipped with the
+catalog's own reason.
 
 The world's task sees collections c001 and c002; c0ff belongs to another task, so every adapter
 must refuse it while that task is not the current one.
@@ -18,22 +14,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from agentic.adapters.base import Adapter
-from agentic.adapters.capsule import CapsuleAdapter
-from agentic.adapters.lexical import LexicalAdapter
-from agentic.adapters.mcp.adapter import McpAdapter
-from agentic.adapters.mcp.profiles import profile_by_id
-from agentic.adapters.oracle import OracleAdapter
 from agentic.contract.oracle import HiddenOracle
 from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.runner.catalog import Catalog, load_catalog
 from tests.adapters.adapter_snapshots import (
     OTHER_TASK_ID,
     TASK_ID,
     make_oracle,
     standard_snapshot,
+)
+
+EXAMPLE_BACKENDS = tuple(
+    sorted((Path(__file__).resolve().parents[2] / "examples" / "backends").glob("*/backend.toml"))
 )
 
 
@@ -50,21 +47,30 @@ class AdapterFactory:
     marks: tuple[pytest.MarkDecorator, ...] = ()
 
 
-ADAPTER_FACTORIES: tuple[AdapterFactory, ...] = (
-    AdapterFactory("lexical", lambda world: LexicalAdapter(world.snapshot)),
-    AdapterFactory("capsule", lambda world: CapsuleAdapter(world.snapshot)),
-    AdapterFactory("oracle", lambda world: OracleAdapter(world.snapshot, world.oracles)),
-    AdapterFactory(
-        "mcp-reference",
-        lambda world: McpAdapter(profile_by_id("mcp-reference"), world.snapshot),
-        marks=(pytest.mark.real_process,),
-    ),
-)
+def suite_catalog() -> Catalog:
+    return load_catalog(EXAMPLE_BACKENDS)
+
+
+def _factory(catalog: Catalog, adapter_id: str) -> AdapterFactory:
+    entry = catalog.adapter(adapter_id)
+    marks: list[pytest.MarkDecorator] = []
+    if entry.spawns_processes:
+        marks.append(pytest.mark.real_process)
+    reason = entry.unavailable()
+    if reason is not None:
+        marks.append(pytest.mark.skip(reason=f"{adapter_id} cannot run here: {reason}"))
+
+    def build(world: AdapterWorld) -> Adapter:
+        return catalog.build_adapter(adapter_id, world.snapshot, world.oracles)
+
+    return AdapterFactory(adapter_id, build, tuple(marks))
 
 
 def factory_params() -> list[object]:
-    """One pytest parameter per factory, identified by its name and carrying its marks."""
-    return [pytest.param(f, id=f.name, marks=f.marks) for f in ADAPTER_FACTORIES]
+    """One pytest parameter per catalog adapter, identified by its id and carrying its marks."""
+    catalog = suite_catalog()
+    factories = [_factory(catalog, adapter_id) for adapter_id in catalog.adapter_ids]
+    return [pytest.param(f, id=f.name, marks=f.marks) for f in factories]
 
 
 def standard_world() -> AdapterWorld:

@@ -12,7 +12,15 @@ from agentic.agents.cues import parse_cue_table
 from agentic.agents.fixture_agent import FixtureAgent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.runner.agents import CUES_FILE, agent_lane
+from agentic.runner.agents import CUES_FILE
+from agentic.runner.catalog import AgentContext, AgentLane, builtin_catalog
+
+
+def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> AgentLane:
+    """Open an agent the way ``agentic run`` does: through the catalog."""
+    context = AgentContext(fixture_root, cues_path, fixture_root, {})
+    return builtin_catalog().agent(kind).open(context)
+
 
 CUES = {"schemaVersion": "1.0", "agentId": "fixture-agent-v1", "claims": {"a": {"cues": ["x"]}}}
 

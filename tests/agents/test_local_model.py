@@ -32,8 +32,9 @@ from agentic.locks import (
     resolve_model_path,
 )
 from agentic.resources import locks_dir
-from agentic.runner.agents import AgentLane, local_model_lane
+from agentic.runner.agents import local_model_lane
 from agentic.runner.bounded import BoundedExecutor
+from agentic.runner.catalog import AgentLane
 from agentic.runner.receipts import PairId, PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint

@@ -25,6 +25,7 @@ from agentic.generation.report import report_json
 from agentic.generation.runner import GenerationSettings, run_generation
 from agentic.generation.schema import GenerationReport
 from agentic.ranking.goldens import load_goldens
+from agentic.runner.catalog import builtin_catalog
 from tests.ranking.tiny_goldens import write_tiny_fixture_with_goldens
 from tests.support.tiny_fixture import TASK_A, document_bytes
 
@@ -37,7 +38,11 @@ def fixture(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
 def generate(fixture: Fixture, model: Any, **settings: Any) -> dict[str, Any]:
     goldens = load_goldens(fixture)
     options: dict[str, Any] = {"repeats": 1, **settings}
-    return report_json(run_generation(fixture, goldens, model, GenerationSettings(**options)))
+    return report_json(
+        run_generation(
+            fixture, goldens, model, GenerationSettings(**options), catalog=builtin_catalog()
+        )
+    )
 
 
 @pytest.fixture(scope="module")

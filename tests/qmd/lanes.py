@@ -35,6 +35,5 @@ def run_lane(
         agent_factory=lane.factory,
         agent_id=lane.agent_id,
         timeout_s=TIMEOUT_S,
-        replay_capsule=False,
     )
     return run_benchmark(config).receipts

@@ -17,6 +17,7 @@ from agentic.ranking.report import report_json
 from agentic.ranking.runner import RankingSettings, run_ranking
 from agentic.ranking.trec import export_files
 from agentic.resources import default_fixture_dir
+from agentic.runner.catalog import builtin_catalog
 
 TRAP_TAGS = (
     "distractor",
@@ -93,7 +94,11 @@ def test_ranking_of_the_bundled_goldens_equals_pytrec_eval(
     fixture: Fixture, goldens: GoldenSet, adapter_id: str
 ) -> None:
     k = 3
-    report = report_json(run_ranking(fixture, goldens, (adapter_id,), RankingSettings(k=k)))
+    report = report_json(
+        run_ranking(
+            fixture, goldens, (adapter_id,), RankingSettings(k=k), catalog=builtin_catalog()
+        )
+    )
     files = export_files(report)
     qrels = pytrec_eval.parse_qrel(io.StringIO(files["qrels.trec"]))
     run = pytrec_eval.parse_run(io.StringIO(files[f"run.{adapter_id}.default.trec"]))

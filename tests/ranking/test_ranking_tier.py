@@ -18,6 +18,7 @@ from agentic.ranking.goldens import load_goldens
 from agentic.ranking.report import report_json
 from agentic.ranking.runner import RankingSettings, run_ranking
 from agentic.ranking.trec import export_files
+from agentic.runner.catalog import builtin_catalog
 from tests.ranking.tiny_goldens import (
     NORTH,
     SOUTH,
@@ -38,7 +39,9 @@ def fixture(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
 
 def rank(fixture: Fixture, adapters: tuple[str, ...], **settings: Any) -> dict[str, Any]:
     goldens = load_goldens(fixture)
-    run = run_ranking(fixture, goldens, adapters, RankingSettings(**settings))
+    run = run_ranking(
+        fixture, goldens, adapters, RankingSettings(**settings), catalog=builtin_catalog()
+    )
     return report_json(run)
 
 

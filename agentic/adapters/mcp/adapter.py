@@ -1,4 +1,5 @@
-"""The generic stdio MCP adapter: one implementation of the adapter protocol, driven by a profile.
+"""The generic MCP adapter: one implementation of the adapter protocol, driven by a profile,
+over stdio (``client.py``) or streamable HTTP (``http_client.py``).
 
 prepare
     Builds the product's native index under the prepared root (the profile's job), then starts
@@ -9,7 +10,8 @@ attach
     Re-verifies the prepared identity and the native index fingerprint, starts a fresh process in
     a fresh isolated run root (``ROOT/runs/...``) and lists its tools again: a product whose tools
     drifted since preparation is refused (``tool_schema_mismatch``). Cold trials attach per pair,
-    so every cold pair runs in its own process.
+    so every cold pair runs in its own process. Over HTTP an attach is a fresh MCP session (and a
+    fresh process when the kit starts the server).
 reset
     Sets the task scope. With ``readiness_probe`` it sends the profile's probe once and discards
     the result (the warm cohort's one discarded probe).
@@ -56,7 +58,13 @@ from agentic.adapters.base import (
     PreparedIndex,
     ResetInfo,
 )
-from agentic.adapters.mcp.client import ConnectionLimits, FailureKind, McpClientError, McpConnection
+from agentic.adapters.mcp.client import (
+    Connection,
+    ConnectionLimits,
+    FailureKind,
+    McpClientError,
+    McpConnection,
+)
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.mcp.profile import (
     CallScope,
@@ -169,6 +177,8 @@ class McpAdapter:
         details: dict[str, str | int | float | bool | None] = dict(native.details)
         details[PRODUCT_TOOLS_DETAIL] = product_tools_fingerprint(self._profile, tools)
         details["serverVersion"] = connection.server_version
+        if self._profile.server_name is None:
+            details["serverName"] = connection.server_name
         return PreparedIndex(
             adapter_id=self.adapter_id,
             root=root,
@@ -192,7 +202,8 @@ class McpAdapter:
             connection.close()
             _remove_run_root(run_root)
             raise
-        return McpSession(self._profile, self._snapshot, connection, run_root)
+        schemas = {tool.name: tool.input_schema for tool in tools}
+        return McpSession(self._profile, self._snapshot, connection, run_root, schemas)
 
     def _check_prepared(self, prepared: PreparedIndex) -> None:
         if prepared.adapter_id != self.adapter_id:
@@ -217,25 +228,19 @@ class McpAdapter:
         if current != prepared.index_fingerprint:
             raise AdapterError("index_fingerprint_changed", "harness_error", "index was rebuilt")
 
-    def _start(self, root: Path, timeout_s: float, stage: str) -> tuple[McpConnection, Path]:
+    def _start(self, root: Path, timeout_s: float, stage: str) -> tuple[Connection, Path]:
         """Start the product in a fresh run root; ``stage`` names the failure codes."""
         runs = root / RUNS_DIR
         runs.mkdir(parents=True, exist_ok=True)
         run_root = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
         profile = self._profile
-        spec = ChildSpec(
-            argv=profile.command(root), env=profile.environment(root, run_root), cwd=run_root
-        )
-        limits = ConnectionLimits(
-            max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
-        )
         try:
-            connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
+            connection = self._connect(root, run_root, timeout_s)
         except McpClientError as exc:
             _remove_run_root(run_root)
             suffix = "timeout" if exc.kind == "timeout" else "failed"
             raise AdapterError(f"{stage}_{suffix}", "harness_error", f"{exc.kind}: {exc}") from exc
-        if connection.server_name != profile.server_name:
+        if profile.server_name is not None and connection.server_name != profile.server_name:
             connection.close()
             _remove_run_root(run_root)
             raise AdapterError(
@@ -245,9 +250,30 @@ class McpAdapter:
             )
         return connection, run_root
 
+    def _connect(self, root: Path, run_root: Path, timeout_s: float) -> Connection:
+        profile = self._profile
+        argv, env = profile.command(root), profile.environment(root, run_root)
+        if profile.http is None:
+            limits = ConnectionLimits(
+                max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
+            )
+            return McpConnection.open(ChildSpec(argv, env, run_root), limits, timeout_s=timeout_s)
+        from agentic.adapters.mcp.http_client import HttpConnection, HttpLimits, free_port
+
+        port = free_port() if profile.http.needs_port else None
+        if port is not None:
+            argv = tuple(part.replace("{port}", str(port)) for part in argv)
+        spec = ChildSpec(argv, env, run_root) if profile.http.starts_server else None
+        http_limits = HttpLimits(
+            max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
+        )
+        return HttpConnection.open(
+            profile.http.resolve(port), spec, http_limits, timeout_s=timeout_s
+        )
+
     @staticmethod
     def _list_product_tools(
-        connection: McpConnection, timeout_s: float, code: str
+        connection: Connection, timeout_s: float, code: str
     ) -> list[types.Tool]:
         try:
             return connection.list_tools(timeout_s=timeout_s)
@@ -269,11 +295,13 @@ class McpSession:
         self,
         profile: McpProfile,
         snapshot: CorpusSnapshot,
-        connection: McpConnection,
+        connection: Connection,
         run_root: Path,
+        product_schemas: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self._profile = profile
         self._snapshot = snapshot
+        self._product_schemas = product_schemas or {}
         self._connection = connection
         self._run_root = run_root
         self._pending_startup_ms: float | None = connection.startup_ms
@@ -293,7 +321,9 @@ class McpSession:
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
         self._require_open()
-        self._scope = CallScope(task=task, snapshot=self._snapshot)
+        self._scope = CallScope(
+            task=task, snapshot=self._snapshot, product_schemas=self._product_schemas
+        )
         if readiness_probe:
             self._probe(self._scope, timeout_s)
         startup, self._pending_startup_ms = self._pending_startup_ms, None
@@ -325,20 +355,35 @@ class McpSession:
         if binding is None:
             raise AdapterCallError("disallowed_tool", "agent_error", f"{tool_name} is not mapped")
         product_arguments = binding.map_arguments(arguments, scope)
-        try:
-            result = self._connection.call_tool(
-                binding.product, product_arguments, timeout_s=timeout_s
+        split = binding.fan_out.split(arguments, scope) if binding.fan_out else None
+        if binding.fan_out is None or split is None:
+            raw = self._product_call(binding.product, product_arguments, timeout_s)
+        else:
+            # One deadline for the whole contract call, however many product calls it takes.
+            deadline = time.monotonic() + timeout_s
+            raw = binding.fan_out.merge(
+                [
+                    self._product_call(
+                        binding.product, part, max(deadline - time.monotonic(), 0.001)
+                    )
+                    for part in split
+                ]
             )
-        except McpClientError as exc:
-            raise call_failure(exc, self._connection.stderr.text()) from exc
         parse_input = ParseInput(
             tool=tool_name,
             arguments=arguments,
             product_arguments=product_arguments,
             scope=scope,
-            raw=raw_result(result),
+            raw=raw,
         )
         return self._profile.parse(parse_input)
+
+    def _product_call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> RawResult:
+        try:
+            result = self._connection.call_tool(tool, arguments, timeout_s=timeout_s)
+        except McpClientError as exc:
+            raise call_failure(exc, self._connection.stderr.text()) from exc
+        return raw_result(result)
 
     def close(self) -> None:
         if self._closed:

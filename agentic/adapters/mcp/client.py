@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import anyio
 import mcp_types as types
@@ -55,8 +55,49 @@ _T = TypeVar("_T")
 # Extra wall time the calling thread grants the loop beyond a call's own deadline, so the
 # in-loop deadline (which kills and classifies) normally fires first.
 _THREAD_MARGIN_S = 2.0
-_CLIENT_INFO = types.Implementation(name="agentic-harness", version="1")
-_MAX_TOOL_PAGES = 100
+CLIENT_INFO = types.Implementation(name="agentic-harness", version="1")
+MAX_TOOL_PAGES = 100
+
+
+async def list_all_tools(session: ClientSession) -> list[types.Tool]:
+    """Every page of ``tools/list``; a paginator that never ends cannot hang us."""
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(MAX_TOOL_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return tools
+
+
+def tool_call(
+    name: str, arguments: dict[str, Any]
+) -> Callable[[ClientSession], Awaitable[types.CallToolResult]]:
+    async def op(session: ClientSession) -> types.CallToolResult:
+        return await session.call_tool(name, arguments)
+
+    return op
+
+
+class Connection(Protocol):
+    """What the adapter uses of a connection, over stdio or HTTP."""
+
+    pid: int | None
+    server_name: str
+    server_version: str
+    startup_ms: float
+    stderr: StderrTail
+
+    def list_tools(self, *, timeout_s: float) -> list[types.Tool]: ...
+
+    def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout_s: float
+    ) -> types.CallToolResult: ...
+
+    def close(self) -> None: ...
 
 
 class McpClientError(Exception):
@@ -145,27 +186,12 @@ class McpConnection:
     # -- requests ------------------------------------------------------------------------------
 
     def list_tools(self, *, timeout_s: float) -> list[types.Tool]:
-        async def op(session: ClientSession) -> list[types.Tool]:
-            tools: list[types.Tool] = []
-            cursor: str | None = None
-            for _ in range(_MAX_TOOL_PAGES):  # a paginator that never ends cannot hang us
-                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-                page = await session.list_tools(params=params)
-                tools.extend(page.tools)
-                cursor = page.next_cursor
-                if cursor is None:
-                    break
-            return tools
-
-        return self._request(op, timeout_s)
+        return self._request(list_all_tools, timeout_s)
 
     def call_tool(
         self, name: str, arguments: dict[str, Any], *, timeout_s: float
     ) -> types.CallToolResult:
-        async def op(session: ClientSession) -> types.CallToolResult:
-            return await session.call_tool(name, arguments)
-
-        return self._request(op, timeout_s)
+        return self._request(tool_call(name, arguments), timeout_s)
 
     def _request(self, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float) -> _T:
         loop, live = self._loop, self._live
@@ -210,7 +236,7 @@ class McpConnection:
             0
         )
         outbound_send, outbound_recv = anyio.create_memory_object_stream[SessionMessage](0)
-        session = ClientSession(inbound_recv, outbound_send, client_info=_CLIENT_INFO)
+        session = ClientSession(inbound_recv, outbound_send, client_info=CLIENT_INFO)
         live = _Live(process=process, session=session, stop=anyio.Event())
         loop = asyncio.get_running_loop()
         self._signal_stop = lambda: loop.call_soon_threadsafe(live.stop.set)

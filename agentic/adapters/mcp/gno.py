@@ -31,15 +31,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from agentic.adapters.base import AdapterCallError, AdapterError, CallOutcome
 from agentic.adapters.lexical_index import utf16_key
-from agentic.adapters.mcp.process import isolated_environment
+from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.mcp.profile import (
     CallScope,
     McpProfile,
@@ -177,34 +174,12 @@ def _gno_argv(root: Path, *command: str) -> tuple[str, ...]:
 
 def _run_bounded(argv: tuple[str, ...], env: dict[str, str], cwd: Path, timeout_s: float) -> None:
     """Run one preparation step in its own process group; kill the group on timeout."""
-    with subprocess.Popen(
-        argv,
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    ) as child:
-        try:
-            _, stderr = child.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            with suppress(ProcessLookupError, PermissionError):
-                os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            raise AdapterError(
-                "adapter_preparation_timeout",
-                "harness_error",
-                f"{argv[-1]} exceeded {timeout_s:g} s",
-            ) from None
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.pid, signal.SIGKILL)  # a daemonized descendant must not outlive it
-    if child.returncode != 0:
-        tail = stderr.decode("utf-8", errors="replace").strip()[-400:]
+    finished = run_bounded(argv, env, cwd, timeout_s, label=argv[-1])
+    if finished.returncode != 0:
         raise AdapterError(
             f"gno_{argv[-1]}_failed",
             "harness_error",
-            f"gno {argv[-1]} exited {child.returncode}: {tail}",
+            f"gno {argv[-1]} exited {finished.returncode}: {finished.stderr_tail}",
         )
 
 

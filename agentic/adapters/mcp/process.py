@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 from collections.abc import Mapping
 from contextlib import suppress
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
+
+from agentic.adapters.base import AdapterError
 
 # Environment variables a server may inherit: enough to find executables and decode text;
 # nothing that points at the user's own configuration, caches or credentials.
@@ -30,6 +33,7 @@ OFFLINE_ENV: tuple[tuple[str, str], ...] = (
     ("PYTHONDONTWRITEBYTECODE", "1"),
 )
 _READ_CHUNK = 65536
+STDERR_TAIL_CHARS = 400
 _EXIT_POLL_S = 0.01
 
 
@@ -160,6 +164,56 @@ async def stop(process: Process, grace_s: float) -> None:
     await wait_exit(process, grace_s)
     kill_group(process.pid)
     await wait_exit(process, 2.0)
+
+
+async def terminate(process: Process, grace_s: float) -> None:
+    """SIGTERM the child's group, give it ``grace_s`` to exit, then kill the group and reap.
+
+    For servers that do not stop when stdin closes (an HTTP server)."""
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGTERM)
+    await wait_exit(process, grace_s)
+    kill_group(process.pid)
+    await wait_exit(process, 2.0)
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stderr_tail: str
+
+
+def run_bounded(
+    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, timeout_s: float, *, label: str
+) -> Finished:
+    """Run one command to completion in its own process group, killing the whole group on
+    timeout (``adapter_preparation_timeout``) and after exit, so no descendant outlives it."""
+    try:
+        child = subprocess.Popen(
+            argv,
+            env=dict(env),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise AdapterError(
+            "adapter_preparation_failed", "harness_error", f"cannot run {argv[0]}: {exc.strerror}"
+        ) from None
+    with child:
+        try:
+            _, stderr = child.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            kill_group(child.pid)
+            child.communicate()
+            raise AdapterError(
+                "adapter_preparation_timeout", "harness_error", f"{label} exceeded {timeout_s:g} s"
+            ) from None
+        kill_group(child.pid)  # a daemonized descendant must not outlive it
+    tail = stderr.decode("utf-8", errors="replace").strip()[-STDERR_TAIL_CHARS:]
+    return Finished(returncode=child.returncode, stderr_tail=tail)
 
 
 def pid_exists(pid: int) -> bool:

@@ -1,10 +1,12 @@
 """The data model of an MCP product profile: everything product-specific, as data plus named
-pure functions, so one generic adapter (``adapter.py``) can drive any stdio MCP product.
+pure functions, so one generic adapter (``adapter.py``) can drive any MCP product, over stdio or
+streamable HTTP.
 
 A profile declares:
 
 - identity: adapter id, configuration object (its fingerprint is the receipt's config fp),
   capability declaration and the server name the product must report at ``initialize``;
+- transport: stdio (the default) or streamable HTTP (``http``);
 - preparation: ``prepare_native`` builds what the product needs under the prepared root and
   returns the index fingerprint; ``verify_native`` re-derives that fingerprint at attach time
   (None when the product's index cannot be inspected); ``command`` and ``environment`` derive
@@ -17,7 +19,7 @@ A profile declares:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,10 +60,12 @@ class RawResult:
 
 @dataclass(frozen=True)
 class CallScope:
-    """The one task a session currently serves, and the snapshot its evidence is checked on."""
+    """The one task a session currently serves, the snapshot its evidence is checked on, and the
+    input schemas of the product's tools as the attached server listed them."""
 
     task: AgentTask
     snapshot: CorpusSnapshot
+    product_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def collections(self) -> tuple[str, ...]:
@@ -74,11 +78,23 @@ ArgumentMapper = Callable[[dict[str, Any], CallScope], dict[str, Any]]
 
 
 @dataclass(frozen=True)
+class FanOut:
+    """One contract call answered by several product calls (e.g. one per collection, for a
+    server that scopes a search to a single collection): ``split`` gives each call's product
+    arguments (None: a single call, as ``map_arguments`` maps it); ``merge`` joins the results
+    in that order into one result for the parser."""
+
+    split: Callable[[dict[str, Any], CallScope], tuple[dict[str, Any], ...] | None]
+    merge: Callable[[Sequence[RawResult]], RawResult]
+
+
+@dataclass(frozen=True)
 class ToolBinding:
     normalized: str
     product: str
     required_fields: tuple[str, ...]
     map_arguments: ArgumentMapper
+    fan_out: FanOut | None = None
 
 
 @dataclass(frozen=True)
@@ -102,11 +118,28 @@ class ReadinessProbe:
 
 
 @dataclass(frozen=True)
+class HttpEndpoint:
+    """A streamable-HTTP product. ``url`` may hold ``{port}``: then the kit picks a free port per
+    start and substitutes it in ``url`` and in the command's arguments. ``starts_server``: the kit
+    runs the profile's command and waits for the port; otherwise the user runs the server."""
+
+    url: str
+    starts_server: bool
+
+    def resolve(self, port: int | None) -> str:
+        return self.url if port is None else self.url.replace("{port}", str(port))
+
+    @property
+    def needs_port(self) -> bool:
+        return "{port}" in self.url
+
+
+@dataclass(frozen=True)
 class McpProfile:
     adapter_id: str
     config_json: str
     capabilities: Capabilities
-    server_name: str
+    server_name: str | None  # None: any server name is accepted (and recorded)
     prepare_native: Callable[[CorpusSnapshot, Path, float], NativeBuild]
     verify_native: Callable[[Path], str] | None
     command: Callable[[Path], tuple[str, ...]]
@@ -116,6 +149,7 @@ class McpProfile:
     readiness: ReadinessProbe
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     close_grace_s: float = 1.0
+    http: HttpEndpoint | None = None  # None: stdio
 
     @property
     def config(self) -> dict[str, Any]:

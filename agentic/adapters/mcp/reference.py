@@ -56,6 +56,7 @@ from agentic.adapters.mcp.results import (
     as_unit_score,
     invalid,
     matching_evidence,
+    mismatch_note,
     product_error_code,
     scoped_file,
     served_lines,
@@ -157,12 +158,6 @@ def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]
 # -- result parsing --------------------------------------------------------------------------------
 
 
-def _mismatch_note(uri: str, count: int) -> list[str]:
-    if not count:
-        return []
-    return [f"{count} returned line(s) of {uri} differ from the snapshot; no evidence for them"]
-
-
 def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
     requested: list[str] = call.product_arguments["collections"]
     searched = [
@@ -193,7 +188,7 @@ def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
             continue
         found, mismatched = matching_evidence(file, start, lines, SEARCH_REASON)
         evidence.extend(found)
-        notes.extend(_mismatch_note(uri, mismatched))
+        notes.extend(mismatch_note(uri, mismatched))
         hits[file.collection].append(
             {"uri": uri, "score": score, "startLine": start, "endLine": end}
         )
@@ -214,7 +209,7 @@ def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
     text = as_str(structured.get("text"), "text")
     lines = served_lines(text, start, end, "get result")
     evidence, mismatched = matching_evidence(file, start, lines, READ_HASH_REASON)
-    return _outcome("source", text, evidence, INVOCATIONS_PER_READ, _mismatch_note(uri, mismatched))
+    return _outcome("source", text, evidence, INVOCATIONS_PER_READ, mismatch_note(uri, mismatched))
 
 
 def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
@@ -248,7 +243,7 @@ def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         )
         blocks.append(text)
         evidence.extend(found)
-        notes.extend(_mismatch_note(uri, mismatched))
+        notes.extend(mismatch_note(uri, mismatched))
     invocations = INVOCATIONS_PER_READ * len(uris)
     return _outcome("source", "\n".join(blocks), evidence, invocations, notes)
 

@@ -145,3 +145,19 @@ def product_error_code(structured: Any, key: str) -> str:
     if not isinstance(code, str) or not PRODUCT_CODE.match(code.lower()):
         raise invalid("error result without a valid error code")
     return code.lower()
+
+
+def span_rule_lines(text: str) -> tuple[str, ...]:
+    """Served text as lines under the contract's span rule (CRLF and CR as LF, one trailing
+    newline dropped); empty text serves nothing."""
+    if not text:
+        return ()
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n")
+    return tuple(normalized.removesuffix("\n").split("\n"))
+
+
+def mismatch_note(uri: str, count: int) -> list[str]:
+    """The diagnostic for returned lines that differ from the snapshot (never evidence)."""
+    if not count:
+        return []
+    return [f"{count} returned line(s) of {uri} differ from the snapshot; no evidence for them"]

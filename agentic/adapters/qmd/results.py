@@ -41,7 +41,9 @@ from agentic.adapters.mcp.results import (
     as_unit_score,
     invalid,
     matching_evidence,
+    mismatch_note,
     scoped_file,
+    span_rule_lines,
 )
 from agentic.adapters.qmd.native import collection_names
 from agentic.adapters.reads import is_blank, scope_violation
@@ -94,14 +96,6 @@ def parse_snippet(text: str, what: str) -> Snippet:
     return Snippet(start=start, count=count, lines=lines)
 
 
-def served_lines(text: str) -> tuple[str, ...]:
-    """A read's lines under the contract's span rule; empty text serves nothing."""
-    if not text:
-        return ()
-    normalized = text.replace("\r\n", "\n").replace("\r", "\n")
-    return tuple(normalized.removesuffix("\n").split("\n"))
-
-
 def file_of(scope: CallScope, qmd_file: str, collections: Sequence[str]) -> CorpusFile:
     """The snapshot file behind qmd's ``<collection name>/<relPath>``, inside ``collections``."""
     name, _, rel_path = qmd_file.partition("/")
@@ -125,12 +119,6 @@ def _outcome(
     )
 
 
-def _mismatch_note(uri: str, count: int) -> list[str]:
-    if not count:
-        return []
-    return [f"{count} returned line(s) of {uri} differ from the snapshot; no evidence for them"]
-
-
 def search_outcome(
     structured: Any, *, scope: CallScope, collections: Sequence[str], mode: str, query: str
 ) -> CallOutcome:
@@ -145,7 +133,7 @@ def search_outcome(
         snippet = parse_snippet(as_str(result.get("snippet"), f"{what}.snippet"), what)
         found, mismatched = matching_evidence(file, snippet.start, snippet.lines, SEARCH_REASON)
         evidence.extend(found)
-        notes.extend(_mismatch_note(file.uri, mismatched))
+        notes.extend(mismatch_note(file.uri, mismatched))
         hits.append(
             {
                 "uri": file.uri,
@@ -181,11 +169,11 @@ def get_outcome(
     file = _resource_file(scope, resources[0])
     if file.uri != uri:
         raise invalid(f"get asked for {uri} and qmd served {file.uri}")
-    lines = served_lines(resources[0].text)
+    lines = span_rule_lines(resources[0].text)
     if count is not None and len(lines) > count:
         raise invalid(f"get asked for {count} lines and qmd served {len(lines)}")
     evidence, mismatched = matching_evidence(file, start, lines, READ_REASON)
-    return _outcome("source", "\n".join(lines), evidence, _mismatch_note(uri, mismatched))
+    return _outcome("source", "\n".join(lines), evidence, mismatch_note(uri, mismatched))
 
 
 def multi_get_outcome(
@@ -203,7 +191,7 @@ def multi_get_outcome(
             raise invalid(f"multi_get asked for {uri} and qmd served {file.uri} in its place")
         served: list[str] = []
         cut = False
-        for line in served_lines(resource.text):
+        for line in span_rule_lines(resource.text):
             size = 0 if is_blank(line) else len(line.encode("utf-8"))
             if max_bytes is not None and used + size > max_bytes:
                 cut = True
@@ -212,7 +200,7 @@ def multi_get_outcome(
             served.append(line)
         found, mismatched = matching_evidence(file, 1, served, READ_REASON)
         evidence.extend(found)
-        notes.extend(_mismatch_note(uri, mismatched))
+        notes.extend(mismatch_note(uri, mismatched))
         if served:
             blocks.append("\n".join(served))
         if cut:

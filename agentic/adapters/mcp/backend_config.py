@@ -1,0 +1,176 @@
+"""Backend config files: a user's MCP server described as data (TOML, read with ``tomllib``).
+
+A config names the server's transport and how to start it, its own tool and argument names for
+the frozen contract's ``search`` / ``get`` / ``multi_get``, and the shape of its results. It is
+validated by a closed model: an unknown key, a missing required key, an argument the contract's
+tool does not have, or a placeholder the kit does not define is one precise error.
+
+Placeholders in ``command``, ``prepare``, ``url`` and ``env`` values:
+
+=================  ==============================================================================
+``{corpus}``       a read-only folder laid out from the verified snapshot as
+                   ``<collection>/<relPath>`` (``gno://<collection>/<relPath>`` names a file in it)
+``{prepared}``     the adapter's private prepared root (what ``prepare`` writes; must not change
+                   after preparation, its fingerprint is checked at every attach)
+``{config_dir}``   the folder of the config file
+``{port}``         a free TCP port on 127.0.0.1 for a server the kit starts (``http`` only)
+=================  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from agentic.contract.errors import ContractError
+
+PLACEHOLDERS: frozenset[str] = frozenset({"corpus", "prepared", "config_dir", "port"})
+# Contract arguments a config may map, per tool, and the ones it must map.
+TOOL_ARGUMENTS: dict[str, frozenset[str]] = {
+    "search": frozenset({"query", "collection", "limit", "minScore"}),
+    "get": frozenset({"uri", "fromLine", "lineCount"}),
+    "multi_get": frozenset({"uris", "maxBytes"}),
+}
+REQUIRED_ARGUMENTS: dict[str, frozenset[str]] = {
+    "search": frozenset({"query"}),
+    "get": frozenset({"uri"}),
+    "multi_get": frozenset({"uris"}),
+}
+ADAPTER_ID = re.compile(r"^[a-z][a-z0-9-]{0,62}$")
+MAX_CONFIG_BYTES = 256 * 1024
+
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ToolMapping(_Closed):
+    name: Name
+    arguments: dict[str, Name] = Field(default_factory=dict)
+
+
+class ToolMappings(_Closed):
+    search: ToolMapping
+    get: ToolMapping | None = None
+    multi_get: ToolMapping | None = None
+
+    def bound(self) -> dict[str, ToolMapping]:
+        """Contract tool -> mapping, for the tools the server has."""
+        found = {"search": self.search, "get": self.get, "multi_get": self.multi_get}
+        return {tool: mapping for tool, mapping in found.items() if mapping is not None}
+
+
+class ResultShape(_Closed):
+    shape: Literal["hits", "resources"]
+
+
+class BackendConfig(_Closed):
+    """One backend config file, as written (placeholders unresolved)."""
+
+    id: Annotated[str, Field(pattern=ADAPTER_ID.pattern)]
+    transport: Literal["stdio", "http"]
+    command: Annotated[tuple[Name, ...], Field(min_length=1)] | None = None
+    url: Name | None = None
+    prepare: Annotated[tuple[Name, ...], Field(min_length=1)] | None = None
+    env: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], str] = Field(
+        default_factory=dict
+    )
+    server_name: Name | None = None
+    startup_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+    max_message_bytes: Annotated[int, Field(ge=1024, le=64 * 1024 * 1024)] = 4 * 1024 * 1024
+    tools: ToolMappings
+    results: ResultShape
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BackendConfig:
+        if self.transport == "stdio" and self.command is None:
+            raise ValueError("a stdio backend needs 'command'")
+        if self.transport == "stdio" and self.url is not None:
+            raise ValueError("'url' is for http backends only")
+        if self.transport == "http" and self.url is None:
+            raise ValueError("an http backend needs 'url'")
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url {self.url!r} is not http:// or https://")
+        for tool, mapping in self.tools.bound().items():
+            unknown = sorted(set(mapping.arguments) - TOOL_ARGUMENTS[tool])
+            if unknown:
+                known = ", ".join(sorted(TOOL_ARGUMENTS[tool]))
+                raise ValueError(f"tools.{tool} maps unknown argument(s) {unknown}; known: {known}")
+            missing = sorted(REQUIRED_ARGUMENTS[tool] - set(mapping.arguments))
+            if missing:
+                raise ValueError(f"tools.{tool} must map {missing}")
+        for where, text in self._templates():
+            _check_placeholders(where, text, http=self.transport == "http")
+        if self.url is not None and set(_fields("url", self.url)) - {"port"}:
+            raise ValueError("url may hold only the {port} placeholder")
+        if self.url is not None and "{port}" in self.url and self.command is None:
+            raise ValueError("'{port}' in url needs a 'command' the kit starts")
+        return self
+
+    def _templates(self) -> list[tuple[str, str]]:
+        found = [(f"command[{i}]", part) for i, part in enumerate(self.command or ())]
+        found += [(f"prepare[{i}]", part) for i, part in enumerate(self.prepare or ())]
+        found += [(f"env.{key}", value) for key, value in self.env.items()]
+        if self.url is not None:
+            found.append(("url", self.url))
+        return found
+
+
+def _fields(where: str, text: str) -> list[str]:
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc} (write a literal brace as '{{{{' or '}}}}')") from None
+
+
+def _check_placeholders(where: str, text: str, *, http: bool) -> None:
+    fields = _fields(where, text)
+    allowed = PLACEHOLDERS if http else PLACEHOLDERS - {"port"}
+    for name in fields:
+        if name not in allowed:
+            raise ValueError(
+                f"{where}: unknown placeholder {{{name}}}; known: "
+                + ", ".join(f"{{{p}}}" for p in sorted(allowed))
+            )
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    location = ".".join(str(part) for part in error["loc"])
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key"
+    return f"{location}: {message}" if location else message
+
+
+def parse_backend_config(data: bytes, *, source: str) -> BackendConfig:
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ContractError("invalid_backend_config", f"{source}: {exc}") from None
+    try:
+        return BackendConfig.model_validate(document)
+    except ValidationError as exc:
+        raise ContractError("invalid_backend_config", f"{source}: {_first_error(exc)}") from None
+
+
+def load_backend_config(path: Path) -> BackendConfig:
+    """Read and validate one config file; any problem is one ContractError line."""
+    try:
+        if not path.is_file():
+            raise ContractError("invalid_backend_config", f"{path}: not a regular file")
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ContractError(
+                "invalid_backend_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes"
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ContractError("invalid_backend_config", f"{path}: {exc.strerror}") from None
+    return parse_backend_config(data, source=str(path))

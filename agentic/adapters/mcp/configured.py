@@ -1,0 +1,531 @@
+"""A user's MCP server as an adapter: a backend config (``backend_config.py``) made a profile.
+
+Preparation lays the verified snapshot out as ``{corpus}/<collection>/<relPath>`` (files
+read-only), runs the config's ``prepare`` command once (bounded, its own process group, an
+isolated environment, cwd ``{prepared}``), and fingerprints what it wrote under ``{prepared}``
+together with the corpus fingerprint. Every attach re-derives that fingerprint, so an index
+changed after preparation is refused.
+
+Argument mapping: each mapped contract argument is sent under the server's own name. The
+``collection`` argument scopes a search: when the server declares its scope argument as an array,
+it gets ``[collection]`` or, without one, every collection of the task; when it declares a string,
+it gets the named collection (or the task's only one). A URI outside the task's collections is
+refused before any traffic (``task_scope_violation``).
+
+Results (``[results] shape``):
+
+``hits``
+    The structured content, or else the JSON text, is ``{"results": [{"uri", "startLine",
+    "endLine", "text"?}]}``. With ``text``, each line equal to the snapshot's line at its number
+    is evidence (other lines are counted, never evidence); without it, the claimed range's
+    non-blank snapshot lines are.
+``resources``
+    Embedded text resources (``uri`` + ``text``); each is aligned to its snapshot document by
+    exact line text (reads prefer the requested ``fromLine``), and its aligned lines are evidence.
+
+Either way evidence comes from the verified snapshot, never from the server's text. A URI that is
+not a ``gno://`` coordinate of the corpus, a range past a document's end, or a result of the wrong
+shape is ``invalid_tool_result``; a document outside the call's scope is ``task_scope_violation``.
+The agent sees the server's answer, normalized to canonical ``{"results": [...]}`` JSON for
+searches and to the served lines for reads. Servers report no backend work or tokens, so those
+capabilities are declared unavailable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import stat
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from agentic.adapters.base import Adapter, AdapterCallError, AdapterError, CallOutcome
+from agentic.adapters.mcp.backend_config import BackendConfig, ToolMapping, load_backend_config
+from agentic.adapters.mcp.process import isolated_environment, run_bounded
+from agentic.adapters.mcp.profile import (
+    CallScope,
+    FanOut,
+    HttpEndpoint,
+    McpProfile,
+    NativeBuild,
+    ParseInput,
+    RawResult,
+    ReadinessProbe,
+    ToolBinding,
+)
+from agentic.adapters.mcp.results import (
+    as_int,
+    as_list,
+    as_object,
+    as_str,
+    invalid,
+    matching_evidence,
+    mismatch_note,
+    scoped_file,
+    span_rule_lines,
+)
+from agentic.adapters.reads import TaskScope, is_blank, nonblank_evidence
+from agentic.contract.canonical import canonical_text, fingerprint
+from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
+from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
+
+CORPUS_DIR = "corpus"
+PREPARED_DIR = "prepared"
+REASON = "backend config servers return no source/span hashes"
+_PROBE_WORD = re.compile(r"[^\W_]+")
+_PROBE_WORDS = 8
+
+
+class SnapshotInputs(Protocol):
+    """What building a configured adapter reads of the catalog's inputs (never the oracles)."""
+
+    @property
+    def snapshot(self) -> CorpusSnapshot: ...
+
+
+@dataclass(frozen=True)
+class BackendParts:
+    """What the catalog needs to register one config file as an adapter."""
+
+    adapter_id: str
+    build: Callable[[SnapshotInputs], Adapter]
+    spawns_processes: bool
+
+
+def backend_entry_parts(path: Path) -> BackendParts:
+    config = load_backend_config(path)
+    config_dir = path.resolve().parent
+
+    def build(inputs: SnapshotInputs) -> Adapter:
+        from agentic.adapters.mcp.adapter import McpAdapter
+
+        return McpAdapter(configured_profile(config, config_dir, inputs.snapshot), inputs.snapshot)
+
+    spawns = config.command is not None
+    return BackendParts(adapter_id=config.id, build=build, spawns_processes=spawns)
+
+
+# -- placeholders and preparation ----------------------------------------------------------------
+
+
+def _fill(template: str, root: Path, config_dir: Path) -> str:
+    """Every placeholder but ``{port}``, which is filled per start (see ``HttpEndpoint``)."""
+    return template.format(
+        corpus=root / CORPUS_DIR,
+        prepared=root / PREPARED_DIR,
+        config_dir=config_dir,
+        port="{port}",
+    )
+
+
+def lay_out_corpus(snapshot: CorpusSnapshot, target: Path) -> None:
+    """The snapshot's bytes as ``target/<collection>/<relPath>``, each file read-only."""
+    for file in snapshot.files:
+        path = target / file.collection / file.rel_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(file.data)
+        path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+
+
+def tree_digest(root: Path) -> str:
+    """sha256 over the sorted relative paths and bytes of every file under ``root``."""
+    entries = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        entries.append({"path": path.relative_to(root).as_posix(), "sha256": digest})
+    return fingerprint(entries)
+
+
+def _index_fingerprint(corpus_fingerprint: str, root: Path) -> str:
+    return fingerprint({"corpus": corpus_fingerprint, "prepared": tree_digest(root / PREPARED_DIR)})
+
+
+def _environment(config: BackendConfig, config_dir: Path) -> Callable[[Path, Path], dict[str, str]]:
+    def environment(root: Path, run_root: Path) -> dict[str, str]:
+        extra = {key: _fill(value, root, config_dir) for key, value in config.env.items()}
+        return isolated_environment(run_root, extra)
+
+    return environment
+
+
+def _prepare(
+    config: BackendConfig, config_dir: Path
+) -> Callable[[CorpusSnapshot, Path, float], NativeBuild]:
+    def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
+        lay_out_corpus(snapshot, root / CORPUS_DIR)
+        prepared = root / PREPARED_DIR
+        prepared.mkdir(parents=True, exist_ok=True)
+        if config.prepare is not None:
+            argv = tuple(_fill(part, root, config_dir) for part in config.prepare)
+            home = root / "prepare-run"
+            env = _environment(config, config_dir)(root, home)
+            try:
+                finished = run_bounded(argv, env, prepared, timeout_s, label=f"{config.id} prepare")
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+            if finished.returncode != 0:
+                raise AdapterError(
+                    "adapter_preparation_failed",
+                    "harness_error",
+                    f"{config.id} prepare exited {finished.returncode}: {finished.stderr_tail}",
+                )
+        files = sum(1 for p in prepared.rglob("*") if p.is_file())
+        return NativeBuild(
+            index_fingerprint=_index_fingerprint(snapshot.fingerprint, root),
+            details={"documents": len(snapshot.files), "preparedFiles": files},
+        )
+
+    return prepare_native
+
+
+# -- argument mapping ----------------------------------------------------------------------------
+
+
+def _declares_array(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("type") == "array" or (
+        isinstance(schema.get("type"), list) and "array" in schema["type"]
+    ):
+        return True
+    return any(_declares_array(option) for option in schema.get("anyOf", []))
+
+
+def _scope_value(
+    arguments: dict[str, Any], scope: CallScope, property_schema: Any
+) -> str | list[str] | None:
+    named = arguments.get("collection")
+    task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
+    if named is not None:
+        task_scope.check_collection(str(named))
+    if _declares_array(property_schema):
+        return [str(named)] if named is not None else list(scope.collections)
+    if named is not None:
+        return str(named)
+    return scope.collections[0] if len(scope.collections) == 1 else None
+
+
+ArgumentMapper = Callable[[dict[str, Any], CallScope], dict[str, Any]]
+
+
+def _string_scope(mapping: ToolMapping, scope: CallScope) -> str | None:
+    """The server argument of a string-typed collection scope, else None."""
+    server_name = mapping.arguments.get("collection")
+    if server_name is None:
+        return None
+    schema = scope.product_schemas.get(mapping.name, {})
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    return None if _declares_array(properties.get(server_name)) else server_name
+
+
+def _fan_out(mapping: ToolMapping, shape: Literal["hits", "resources"]) -> FanOut:
+    """A server whose scope argument takes one collection is asked once per task collection
+    when the agent names none (as the in-process adapters search each collection)."""
+    mapper = _mapper(mapping)
+
+    def split(arguments: dict[str, Any], scope: CallScope) -> tuple[dict[str, Any], ...] | None:
+        server_name = _string_scope(mapping, scope)
+        if server_name is None or "collection" in arguments or len(scope.collections) < 2:
+            return None
+        base = mapper(arguments, scope)
+        return tuple({**base, server_name: collection} for collection in scope.collections)
+
+    return FanOut(split=split, merge=_merge_hits if shape == "hits" else _merge_resources)
+
+
+def _merge_hits(raws: Sequence[RawResult]) -> RawResult:
+    failed = next((raw for raw in raws if raw.is_error), None)
+    if failed is not None:
+        return failed
+    results: list[Any] = []
+    for raw in raws:
+        results.extend(
+            as_list(as_object(_hits_document(raw), "search result").get("results"), "results")
+        )
+    return RawResult(is_error=False, structured={"results": results}, text="")
+
+
+def _merge_resources(raws: Sequence[RawResult]) -> RawResult:
+    failed = next((raw for raw in raws if raw.is_error), None)
+    if failed is not None:
+        return failed
+    resources = tuple(resource for raw in raws for resource in raw.resources)
+    return RawResult(is_error=False, structured=None, text="", resources=resources)
+
+
+def _mapper(mapping: ToolMapping) -> ArgumentMapper:
+    def map_arguments(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+        task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
+        for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
+            if uri is not None:
+                task_scope.check_uri(str(uri))
+        schema = scope.product_schemas.get(mapping.name, {})
+        properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        product: dict[str, Any] = {}
+        for contract_name, server_name in mapping.arguments.items():
+            if contract_name == "collection":
+                value = _scope_value(arguments, scope, properties.get(server_name))
+                if value is not None:
+                    product[server_name] = value
+            elif contract_name in arguments:
+                product[server_name] = arguments[contract_name]
+        return product
+
+    return map_arguments
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    """One document range the server returned: its file, start, lines and what it said."""
+
+    file: CorpusFile
+    start: int
+    lines: tuple[str, ...]
+    claimed: dict[str, Any]
+    evidence: tuple[ToolEvidence, ...]
+    mismatched: int
+
+
+def _allowed(call: ParseInput) -> tuple[str, ...]:
+    named = call.arguments.get("collection")
+    return (str(named),) if call.tool == "search" and named is not None else call.scope.collections
+
+
+def _hits_document(raw: RawResult) -> Any:
+    """The structured content, or else the JSON text of the result."""
+    if raw.structured is not None:
+        return raw.structured
+    try:
+        return json.loads(raw.text)
+    except ValueError:
+        raise invalid("the result is neither structured content nor JSON text") from None
+
+
+def _range_lines(text: str, count: int) -> tuple[str, ...]:
+    """The lines of a hit's text for a claimed range of ``count`` lines: split on LF (CRLF as LF),
+    with one trailing newline tolerated; a one-line range may be a single blank line."""
+    if count == 0:
+        return () if not text else (text,)
+    lines = text.replace("\r\n", "\n").split("\n")
+    if len(lines) == count + 1 and lines[-1] == "":
+        lines.pop()
+    return tuple(lines)
+
+
+def _hit_items(call: ParseInput) -> list[Item]:
+    document = _hits_document(call.raw)
+    results = as_list(as_object(document, f"{call.tool} result").get("results"), "results")
+    items = []
+    for position, value in enumerate(results):
+        what = f"results[{position}]"
+        hit = as_object(value, what)
+        uri = as_str(hit.get("uri"), f"{what}.uri")
+        file = scoped_file(call.scope, uri, _allowed(call))
+        start = as_int(hit.get("startLine"), f"{what}.startLine", 1)
+        end = as_int(hit.get("endLine"), f"{what}.endLine", start - 1)
+        if end > len(file.lines):
+            raise invalid(f"{what} claims line {end} of {uri}, which has {len(file.lines)}")
+        claimed: dict[str, Any] = {"uri": uri, "startLine": start, "endLine": end}
+        if "text" in hit:
+            text = as_str(hit["text"], f"{what}.text")
+            claimed["text"] = text
+            lines = _range_lines(text, end - start + 1)
+            if len(lines) != end - start + 1:
+                raise invalid(f"{what} holds {len(lines)} lines for range {start}-{end}")
+            found, mismatched = matching_evidence(file, start, lines, REASON)
+            items.append(Item(file, start, lines, claimed, tuple(found), mismatched))
+        else:
+            lines = file.lines[start - 1 : end]
+            found = nonblank_evidence(file, start, end, REASON)
+            items.append(Item(file, start, lines, claimed, tuple(found), 0))
+    return items
+
+
+def align(file: CorpusFile, lines: Sequence[str], prefer: int = 1) -> int | None:
+    """The first line number where ``lines`` equal the document's lines, trying ``prefer``
+    first; None when they occur nowhere (or are empty)."""
+    count = len(lines)
+    if count == 0 or count > len(file.lines):
+        return None
+    target = tuple(lines)
+    candidates: list[int] = [prefer, *range(1, len(file.lines) - count + 2)]
+    for start in candidates:
+        if start >= 1 and file.lines[start - 1 : start - 1 + count] == target:
+            return start
+    return None
+
+
+def _resource_items(call: ParseInput) -> list[Item]:
+    if call.raw.is_error:
+        raise invalid(f"{call.tool}: error result")
+    prefer = int(call.arguments.get("fromLine", 1))
+    items = []
+    for resource in call.raw.resources:
+        file = scoped_file(call.scope, resource.uri, _allowed(call))
+        lines = span_rule_lines(resource.text)
+        start = align(file, lines, prefer)
+        claimed: dict[str, Any] = {"uri": resource.uri, "text": resource.text}
+        if start is None:
+            unmatched = sum(1 for line in lines if not is_blank(line))
+            items.append(Item(file, 1, lines, claimed, (), unmatched))
+            continue
+        found, _ = matching_evidence(file, start, lines, REASON)
+        items.append(Item(file, start, lines, claimed, tuple(found), 0))
+    return items
+
+
+def _outcome(
+    role: Literal["candidates", "source"], content: str, items: Sequence[Item]
+) -> CallOutcome:
+    evidence = tuple(item for found in items for item in found.evidence)
+    notes = tuple(note for i in items for note in mismatch_note(i.file.uri, i.mismatched))
+    result = ToolResult(
+        status="ok", resultRole=role, content=content, evidence=evidence, errorCode=None
+    )
+    return CallOutcome(result=result, backend_invocations=0, diagnostics=notes)
+
+
+def _read_items(call: ParseInput, items: list[Item]) -> list[Item]:
+    """A read answers exactly the requested documents, in request order."""
+    requested = (
+        [str(call.arguments["uri"])]
+        if call.tool == "get"
+        else [str(uri) for uri in call.arguments["uris"]]
+    )
+    served = [item.file.uri for item in items]
+    if served != requested:
+        raise invalid(f"{call.tool} asked for {requested} and the server served {served}")
+    return items
+
+
+def _cut(items: list[Item], max_bytes: int | None) -> list[Item]:
+    """The contract's ``multi_get`` prefix cut over non-blank line bytes, applied here."""
+    if max_bytes is None:
+        return items
+    used = 0
+    kept: list[Item] = []
+    for item in items:
+        lines: list[str] = []
+        for line in item.lines:
+            size = 0 if is_blank(line) else len(line.encode("utf-8"))
+            if used + size > max_bytes:
+                if lines:
+                    kept.append(_prefix(item, lines))
+                return kept
+            used += size
+            lines.append(line)
+        kept.append(item)
+    return kept
+
+
+def _prefix(item: Item, lines: list[str]) -> Item:
+    last = item.start + len(lines) - 1
+    evidence = tuple(e for e in item.evidence if e.endLine <= last)
+    return Item(item.file, item.start, tuple(lines), item.claimed, evidence, item.mismatched)
+
+
+def _parser(shape: Literal["hits", "resources"]) -> Callable[[ParseInput], CallOutcome]:
+    def parse(call: ParseInput) -> CallOutcome:
+        if call.raw.is_error:
+            raise AdapterCallError(
+                "tool_call_failed", "product_error", f"{call.tool}: {call.raw.text[:200]}"
+            )
+        items = _hit_items(call) if shape == "hits" else _resource_items(call)
+        if call.tool == "search":
+            content = canonical_text({"results": [item.claimed for item in items]})
+            return _outcome("candidates", content, items)
+        items = _read_items(call, items)
+        if call.tool == "multi_get":
+            max_bytes = call.arguments.get("maxBytes")
+            items = _cut(items, None if max_bytes is None else int(max_bytes))
+        content = "\n".join("\n".join(item.lines) for item in items if item.lines)
+        return _outcome("source", content, items)
+
+    return parse
+
+
+# -- readiness and the profile -------------------------------------------------------------------
+
+
+def _probe(config: BackendConfig) -> ReadinessProbe:
+    mapper = _mapper(config.tools.search)
+
+    def arguments(scope: CallScope) -> dict[str, Any]:
+        words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
+        return mapper({"query": " ".join(words) or "a", "limit": 1}, scope)
+
+    def check(raw: RawResult) -> None:
+        if raw.is_error:
+            raise AdapterError(
+                "readiness_probe_failed", "harness_error", f"probe search failed: {raw.text[:200]}"
+            )
+
+    return ReadinessProbe(config.tools.search.name, arguments, check)
+
+
+def _capabilities(config: BackendConfig) -> Capabilities:
+    bound = config.tools.bound()
+    return Capabilities.model_validate(
+        {
+            "backendInvocationAccounting": False,
+            "startupTiming": True,
+            "modelLoadTiming": False,
+            "toolTiming": True,
+            "tools": {
+                tool: "supported" if tool in bound else "unsupported"
+                for tool in ("search", "get", "multi_get")
+            },
+            "exactLineSpans": "supported",
+            "measuredTokens": "unavailable",
+            "backendHashes": "unsupported",
+            "lifecycle": {"cold": "supported", "warm": "supported"},
+        }
+    )
+
+
+def configured_profile(
+    config: BackendConfig, config_dir: Path, snapshot: CorpusSnapshot
+) -> McpProfile:
+    corpus_fingerprint = snapshot.fingerprint
+    command = config.command or ()
+    http = None
+    if config.transport == "http":
+        assert config.url is not None
+        http = HttpEndpoint(url=config.url, starts_server=config.command is not None)
+
+    def server_command(root: Path) -> tuple[str, ...]:
+        return tuple(_fill(part, root, config_dir) for part in command)
+
+    return McpProfile(
+        adapter_id=config.id,
+        config_json=canonical_text(
+            {"adapter": config.id, "version": 1, "backend": config.model_dump(mode="json")}
+        ),
+        capabilities=_capabilities(config),
+        server_name=config.server_name,
+        prepare_native=_prepare(config, config_dir),
+        verify_native=lambda root: _index_fingerprint(corpus_fingerprint, root),
+        command=server_command,
+        environment=_environment(config, config_dir),
+        bindings=tuple(
+            ToolBinding(
+                tool,
+                mapping.name,
+                tuple(mapping.arguments.values()),
+                _mapper(mapping),
+                _fan_out(mapping, config.results.shape) if tool == "search" else None,
+            )
+            for tool, mapping in config.tools.bound().items()
+        ),
+        parse=_parser(config.results.shape),
+        readiness=_probe(config),
+        max_message_bytes=config.max_message_bytes,
+        http=http,
+    )

@@ -1,0 +1,388 @@
+"""A synchronous MCP client over streamable HTTP, built on the ``mcp`` SDK's own HTTP transport.
+
+It mirrors :class:`~agentic.adapters.mcp.client.McpConnection` (the stdio client): one event
+loop in a dedicated thread owns the SDK session; every request runs under a deadline; failures
+surface as :class:`McpClientError` with the same kinds, so the adapter maps both transports onto
+the same contract codes.
+
+The server is either one the user started (only ``url``) or one the kit starts (``spawn``): then
+the child runs in its own process group with its output drained into a bounded tail, the kit
+waits until the URL's port accepts connections (or the child exits, or the deadline passes), and
+closing the connection terminates the whole group.
+
+HTTP specifics, all decided in one transport wrapper around the SDK's ``httpx2`` client:
+
+- a reply body (JSON or one SSE stream) over the byte cap ends the connection as ``oversized``;
+- an HTTP status >= 400 on a request is an ``error_response`` naming the status;
+- a refused or broken connection is ``crashed`` (the server went away or was never there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import anyio
+import httpx2
+import mcp_types as types
+from anyio.abc import ByteReceiveStream, Process
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from agentic.adapters.mcp.client import CLIENT_INFO, McpClientError, list_all_tools, tool_call
+from agentic.adapters.mcp.process import (
+    ChildSpec,
+    StderrTail,
+    drain_stderr,
+    kill_group,
+    spawn,
+    terminate,
+)
+
+_T = TypeVar("_T")
+_THREAD_MARGIN_S = 2.0
+_READY_POLL_S = 0.05
+_CONNECT_PROBE_S = 1.0
+# The SDK logs transport trouble it also reports to us as errors; we classify those ourselves.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+logging.getLogger("httpx2").addHandler(logging.NullHandler())
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    max_message_bytes: int
+    stderr_bytes: int = 65536
+    close_grace_s: float = 1.0
+
+
+class _Faults:
+    """What the transport wrapper saw, read by the request that failed because of it."""
+
+    def __init__(self) -> None:
+        self.fatal: McpClientError | None = None
+        self.status: McpClientError | None = None
+
+
+class _ReplyTooLarge(httpx2.StreamError):
+    pass
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, cap: int, faults: _Faults) -> None:
+        self._inner = inner
+        self._cap = cap
+        self._faults = faults
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        total = 0
+        async for chunk in self._inner:
+            total += len(chunk)
+            if total > self._cap:
+                failure = McpClientError("oversized", f"server reply exceeds {self._cap} bytes")
+                self._faults.fatal = self._faults.fatal or failure
+                raise _ReplyTooLarge(str(failure))
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _GuardedTransport(httpx2.AsyncBaseTransport):
+    """Caps reply bodies, records HTTP error statuses and turns transport errors into a 502 the
+    SDK resolves at once (instead of a waiter that only the deadline would end)."""
+
+    def __init__(self, cap: int, faults: _Faults) -> None:
+        self._inner = httpx2.AsyncHTTPTransport()
+        self._cap = cap
+        self._faults = faults
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            response = await self._inner.handle_async_request(request)
+        except httpx2.TransportError as exc:
+            if request.method == "POST":
+                failure = McpClientError("crashed", f"HTTP transport failed: {exc!r}")
+                self._faults.fatal = self._faults.fatal or failure
+            return httpx2.Response(502, request=request)
+        if request.method == "POST" and response.status_code >= 400:
+            self._faults.status = McpClientError(
+                "error_response", f"HTTP {response.status_code} from {request.url}"
+            )
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > self._cap:
+            await response.aclose()
+            failure = McpClientError("oversized", f"server reply declares {length} bytes")
+            self._faults.fatal = self._faults.fatal or failure
+            return httpx2.Response(502, request=request)
+        assert isinstance(response.stream, httpx2.AsyncByteStream)
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_CappedStream(response.stream, self._cap, self._faults),
+            request=request,
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@dataclass
+class _Live:
+    session: ClientSession
+    faults: _Faults
+    stop: anyio.Event
+    process: Process | None
+
+
+class HttpConnection:
+    """A started, initialized MCP session over streamable HTTP. Use :meth:`open`."""
+
+    def __init__(
+        self, url: str, spec: ChildSpec | None, limits: HttpLimits, init_timeout_s: float
+    ) -> None:
+        self._url = url
+        self._spec = spec
+        self._limits = limits
+        self._init_timeout_s = init_timeout_s
+        self.stderr = StderrTail(limits.stderr_bytes)
+        self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, _Live]] = (
+            concurrent.futures.Future()
+        )
+        self._thread = threading.Thread(target=self._run_loop, name="mcp-http", daemon=True)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._live: _Live | None = None
+        self._signal_stop: Callable[[], object] | None = None
+        self._closed = False
+        self.pid: int | None = None
+        self.server_name = ""
+        self.server_version = ""
+        self.startup_ms = 0.0
+
+    @classmethod
+    def open(
+        cls, url: str, spec: ChildSpec | None, limits: HttpLimits, *, timeout_s: float
+    ) -> HttpConnection:
+        """Start the server when ``spec`` is given, wait for it, connect and initialize within
+        ``timeout_s``; on any failure nothing is left running."""
+        connection = cls(url, spec, limits, timeout_s)
+        started = time.perf_counter()
+        connection._thread.start()
+        try:
+            loop, live = connection._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
+        except concurrent.futures.TimeoutError:
+            connection.close()
+            raise McpClientError("timeout", "server did not initialize in time") from None
+        except McpClientError:
+            connection.close()
+            raise
+        except Exception as exc:
+            connection.close()
+            raise McpClientError("spawn_failed", f"connecting to {url} failed: {exc}") from exc
+        connection._loop, connection._live = loop, live
+        connection.startup_ms = (time.perf_counter() - started) * 1000.0
+        return connection
+
+    def close(self) -> None:
+        """End the session, terminate a kit-started server's group, join the thread."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._signal_stop is not None:
+                self._signal_stop()
+            if self._thread.is_alive():
+                self._thread.join(timeout=self._limits.close_grace_s + _THREAD_MARGIN_S + 2.0)
+        except Exception:  # close must never raise; the kill below still runs
+            pass
+        finally:
+            if self.pid is not None:
+                kill_group(self.pid)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def list_tools(self, *, timeout_s: float) -> list[types.Tool]:
+        return self._request(list_all_tools, timeout_s)
+
+    def call_tool(
+        self, name: str, arguments: dict[str, Any], *, timeout_s: float
+    ) -> types.CallToolResult:
+        return self._request(tool_call(name, arguments), timeout_s)
+
+    def _request(self, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float) -> _T:
+        loop, live = self._loop, self._live
+        if self._closed or loop is None or live is None or loop.is_closed():
+            raise McpClientError("closed", "connection is closed")
+        future = asyncio.run_coroutine_threadsafe(self._guarded(live, op, timeout_s), loop)
+        try:
+            return future.result(timeout=timeout_s + _THREAD_MARGIN_S)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            self._kill()
+            raise McpClientError("timeout", f"no answer within {timeout_s:g} s") from None
+        except concurrent.futures.CancelledError:
+            raise live.faults.fatal or McpClientError("crashed", "connection ended") from None
+
+    def _kill(self) -> None:
+        if self.pid is not None:
+            kill_group(self.pid)
+
+    async def _guarded(
+        self, live: _Live, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float
+    ) -> _T:
+        if live.faults.fatal is not None:
+            raise McpClientError(live.faults.fatal.kind, str(live.faults.fatal))
+        live.faults.status = None
+        try:
+            with anyio.fail_after(timeout_s):
+                return await op(live.session)
+        except TimeoutError:
+            failure = McpClientError("timeout", f"no answer within {timeout_s:g} s")
+            live.faults.fatal = live.faults.fatal or failure
+            self._kill()
+            raise failure from None
+        except MCPError as exc:
+            if live.faults.fatal is not None:
+                self._kill()
+                raise live.faults.fatal from None
+            if live.faults.status is not None:
+                raise live.faults.status from None
+            raise McpClientError(
+                "error_response", f"JSON-RPC error {exc.code}: {exc.message}"
+            ) from None
+        except (ValueError, RuntimeError) as exc:
+            raise McpClientError("malformed", f"malformed result: {exc}") from None
+
+    # -- the loop thread ----------------------------------------------------------------------
+
+    def _run_loop(self) -> None:
+        try:
+            asyncio.run(self._owner())
+        except BaseException as exc:  # reported through the ready future when still pending
+            if not self._ready.done():
+                self._ready.set_exception(_as_client_error(exc))
+
+    async def _owner(self) -> None:
+        process: Process | None = None
+        async with anyio.create_task_group() as pumps:
+            try:
+                if self._spec is not None:
+                    process = await self._start_server(pumps)
+                await self._await_port(process)
+                await self._serve(process)
+            finally:
+                pumps.cancel_scope.cancel()
+                if process is not None:
+                    with anyio.CancelScope(shield=True):
+                        await terminate(process, self._limits.close_grace_s)
+
+    async def _start_server(self, pumps: anyio.abc.TaskGroup) -> Process:
+        assert self._spec is not None
+        try:
+            process = await spawn(self._spec)
+        except OSError as exc:
+            raise McpClientError(
+                "spawn_failed", f"cannot start {self._spec.argv[0]}: {exc}"
+            ) from exc
+        self.pid = process.pid
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                pumps.start_soon(_drain, stream, self.stderr)
+        return process
+
+    async def _await_port(self, process: Process | None) -> None:
+        """Until the URL's port accepts a connection: a kit-started server gets the whole
+        deadline (or until it exits); a user's server must be listening already."""
+        host, port = _host_port(self._url)
+        deadline = time.monotonic() + (self._init_timeout_s if process else _CONNECT_PROBE_S)
+        while True:
+            if await _accepts(host, port):
+                return
+            if process is not None and process.returncode is not None:
+                raise McpClientError(
+                    "crashed", f"server exited with status {process.returncode} before listening"
+                )
+            if time.monotonic() >= deadline:
+                what = "did not listen in time" if process else "is not reachable"
+                raise McpClientError(
+                    "timeout" if process else "spawn_failed", f"{self._url} {what}"
+                )
+            await anyio.sleep(_READY_POLL_S)
+
+    async def _serve(self, process: Process | None) -> None:
+        faults = _Faults()
+        transport = _GuardedTransport(self._limits.max_message_bytes, faults)
+        # Deadlines are ours (anyio.fail_after per request); the client's own stay out of the way.
+        client = httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(None))
+        async with (
+            client,
+            streamable_http_client(
+                self._url,
+                http_client=client,
+                max_sse_event_size=self._limits.max_message_bytes,
+            ) as (read, write),
+            ClientSession(read, write, client_info=CLIENT_INFO) as session,
+        ):
+            live = _Live(session=session, faults=faults, stop=anyio.Event(), process=process)
+            loop = asyncio.get_running_loop()
+            self._signal_stop = lambda: loop.call_soon_threadsafe(live.stop.set)
+            try:
+                result = await self._guarded(live, _initialize, self._init_timeout_s)
+            except McpClientError as exc:
+                self._ready.set_exception(exc)
+                return
+            self.server_name = result.server_info.name
+            self.server_version = result.server_info.version
+            self._ready.set_result((loop, live))
+            await live.stop.wait()
+
+
+async def _initialize(session: ClientSession) -> types.InitializeResult:
+    return await session.initialize()
+
+
+async def _drain(stream: ByteReceiveStream, tail: StderrTail) -> None:
+    await drain_stderr(stream, tail)
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    default = 443 if parts.scheme == "https" else 80
+    return parts.hostname or "127.0.0.1", parts.port or default
+
+
+async def _accepts(host: str, port: int) -> bool:
+    try:
+        with anyio.fail_after(_CONNECT_PROBE_S):
+            stream = await anyio.connect_tcp(host, port)
+    except (OSError, TimeoutError):
+        return False
+    await stream.aclose()
+    return True
+
+
+def _as_client_error(exc: BaseException) -> BaseException:
+    """The first McpClientError inside an exception group, or the exception itself."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _as_client_error(inner)
+            if isinstance(found, McpClientError):
+                return found
+    return exc
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (the server binds it next)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

@@ -1,0 +1,452 @@
+"""The catalog: every adapter, agent and named lane a run can use, in one table.
+
+Built-in entries, backend config files (``--backend FILE``) and Python plugins (the entry-point
+groups ``agentic.adapters`` and ``agentic.agents``) all register through the same calls,
+:meth:`Catalog.add_adapter` and :meth:`Catalog.add_agent`. Every list of names elsewhere (the
+CLI's choices, the default adapters, what may be prepared or ranked, the lanes nox and the
+container pipeline run, the adapter conformance suite) is derived from a catalog.
+
+Nothing here imports an adapter or agent module at load time: an entry holds a function that
+imports its implementation when the entry is built, so a run pays only for what it uses.
+
+A catalog is a value: ``load_catalog`` builds a fresh one per command, never a global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from agentic.contract.errors import ContractError
+from agentic.contract.oracle import HiddenOracle
+from agentic.contract.report import Trial
+from agentic.fixture.snapshot import CorpusSnapshot
+
+if TYPE_CHECKING:
+    from agentic.adapters.base import Adapter
+    from agentic.agents.base import Agent
+
+ADAPTER_GROUP = "agentic.adapters"
+AGENT_GROUP = "agentic.agents"
+# The one adapter id the v1.0 report schema allows in ``capsuleReplays``.
+REPLAY_ADAPTER_ID = "capsule"
+OPTIONAL_FOLDER = "optional"
+
+Origin = Literal["builtin", "config", "plugin"]
+
+
+@dataclass(frozen=True)
+class AdapterInputs:
+    """What an adapter is built from. ``oracles`` is filled only for an entry that declares
+    ``reads_oracles``: a product never receives the hidden answers."""
+
+    snapshot: CorpusSnapshot
+    oracles: Mapping[str, HiddenOracle] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AdapterEntry:
+    """One adapter the kit can run.
+
+    ``build`` makes the adapter for a fixture's snapshot. ``unavailable`` says why it cannot run
+    on this machine (None when it can): a test suite skips with that reason, a run fails closed.
+    An unavailable adapter still runs and fails closed at preparation.
+    ``replayable_bundle`` marks a one-call evidence-bundle adapter whose bundle the run replays
+    from a fresh preparation (the promotion gate's determinism proof). ``spawns_processes`` marks
+    adapters that start real child processes.
+    """
+
+    adapter_id: str
+    build: Callable[[AdapterInputs], Adapter]
+    reads_oracles: bool = False
+    replayable_bundle: bool = False
+    default: bool = False
+    spawns_processes: bool = False
+    unavailable: Callable[[], str | None] = lambda: None
+    origin: Origin = "builtin"
+    source: str = "agentic"
+
+    @property
+    def preparable(self) -> bool:
+        """Has a native index worth preparing ahead (the ceiling reads oracles instead)."""
+        return not self.reads_oracles
+
+    @property
+    def rankable(self) -> bool:
+        """Its search can be scored alone (the ceiling answers from oracles, not queries)."""
+        return not self.reads_oracles
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What opening an agent may use: the fixture's root (for data shipped beside it, such as
+    the fixture agent's cue table), an explicit cue table, the kit's locks and the environment."""
+
+    fixture_root: Path
+    cues_path: Path | None
+    locks_dir: Path
+    environ: MutableMapping[str, str]
+
+
+@dataclass(frozen=True)
+class AgentLane:
+    """An opened agent: its receipt id, a factory for fresh instances and its trials."""
+
+    kind: str
+    agent_id: str
+    factory: Callable[[], Agent]
+    trials: tuple[Trial, ...]
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    kind: str
+    open: Callable[[AgentContext], AgentLane]
+    origin: Origin = "builtin"
+    source: str = "agentic"
+
+
+@dataclass(frozen=True)
+class LaneEntry:
+    """A named lane: the agent, the adapters, where its baseline lives, how it is gated."""
+
+    name: str
+    agent: str
+    adapters: tuple[str, ...]
+    promote: tuple[str, str] | None
+    replay: bool
+
+    @property
+    def folder(self) -> str:
+        return self.name
+
+
+def _names(items: Iterable[str]) -> str:
+    return ", ".join(sorted(items)) or "(none)"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    adapters: Mapping[str, AdapterEntry] = field(default_factory=dict)
+    agents: Mapping[str, AgentEntry] = field(default_factory=dict)
+    lanes: Mapping[str, LaneEntry] = field(default_factory=dict)
+
+    # -- registration ---------------------------------------------------------------------------
+
+    def add_adapter(self, entry: AdapterEntry) -> Catalog:
+        if entry.adapter_id in self.adapters:
+            held = self.adapters[entry.adapter_id]
+            raise ContractError(
+                "duplicate_adapter_id",
+                f"adapter id {entry.adapter_id!r} from {entry.source} is already taken "
+                f"by the {held.origin} adapter from {held.source}",
+            )
+        if entry.replayable_bundle and entry.adapter_id != REPLAY_ADAPTER_ID:
+            raise ContractError(
+                "invalid_adapter_entry",
+                f"{entry.adapter_id}: replayable bundles are recorded as capsuleReplays, whose "
+                f"adapterId contract v1.0 fixes to {REPLAY_ADAPTER_ID!r}",
+            )
+        return replace(self, adapters={**self.adapters, entry.adapter_id: entry})
+
+    def add_agent(self, entry: AgentEntry) -> Catalog:
+        if entry.kind in self.agents:
+            raise ContractError(
+                "duplicate_agent_id",
+                f"agent {entry.kind!r} from {entry.source} is already taken by "
+                f"{self.agents[entry.kind].source}",
+            )
+        return replace(self, agents={**self.agents, entry.kind: entry})
+
+    def add_lane(self, entry: LaneEntry) -> Catalog:
+        for adapter_id in entry.adapters:
+            self.adapter(adapter_id)
+        self.agent(entry.agent)
+        return replace(self, lanes={**self.lanes, entry.name: entry})
+
+    # -- lookup -------------------------------------------------------------------------------
+
+    def adapter(self, adapter_id: str) -> AdapterEntry:
+        entry = self.adapters.get(adapter_id)
+        if entry is None:
+            raise ContractError(
+                "invalid_adapter_schedule",
+                f"unknown adapter {adapter_id!r}; known: {_names(self.adapters)}",
+            )
+        return entry
+
+    def agent(self, kind: str) -> AgentEntry:
+        entry = self.agents.get(kind)
+        if entry is None:
+            raise ContractError(
+                "invalid_cli_option", f"unknown agent {kind!r}; known: {_names(self.agents)}"
+            )
+        return entry
+
+    def lane(self, name: str) -> LaneEntry:
+        entry = self.lanes.get(name)
+        if entry is None:
+            raise ContractError(
+                "invalid_cli_option", f"unknown lane {name!r}; known: {_names(self.lanes)}"
+            )
+        return entry
+
+    @property
+    def adapter_ids(self) -> tuple[str, ...]:
+        return tuple(sorted(self.adapters))
+
+    @property
+    def default_adapters(self) -> tuple[str, ...]:
+        return tuple(sorted(a for a, entry in self.adapters.items() if entry.default))
+
+    def preparable(self, adapter_id: str) -> AdapterEntry:
+        entry = self.adapter(adapter_id)
+        if not entry.preparable:
+            raise ContractError(
+                "invalid_adapter_schedule", f"{adapter_id} reads hidden oracles: nothing to prepare"
+            )
+        return entry
+
+    def rankable(self, adapter_id: str) -> AdapterEntry:
+        entry = self.adapter(adapter_id)
+        if not entry.rankable:
+            raise ContractError(
+                "invalid_adapter_schedule",
+                f"{adapter_id} reads hidden oracles and cannot be ranked",
+            )
+        return entry
+
+    def check_schedule(self, adapter_ids: Sequence[str]) -> None:
+        """An adapter that reads oracles runs alone: beside a product it would blur the lane."""
+        readers = [a for a in adapter_ids if a in self.adapters and self.adapters[a].reads_oracles]
+        if readers and len(adapter_ids) > 1:
+            raise ContractError(
+                "invalid_adapter_schedule",
+                f"{readers[0]} reads hidden oracles and runs alone, never beside other adapters",
+            )
+
+    def build_adapter(
+        self,
+        adapter_id: str,
+        snapshot: CorpusSnapshot,
+        oracles: Mapping[str, HiddenOracle],
+    ) -> Adapter:
+        """The adapter for one fixture; only an oracle-reading entry receives the oracles."""
+        entry = self.adapter(adapter_id)
+        inputs = AdapterInputs(snapshot, oracles if entry.reads_oracles else {})
+        return entry.build(inputs)
+
+    def baseline_lane(
+        self,
+        *,
+        agent: str,
+        adapters: Sequence[str],
+        task_ids: Sequence[str],
+        all_task_ids: Sequence[str],
+        lifecycles: Sequence[str],
+    ) -> LaneEntry:
+        """The named lane a run may be written as, or ContractError(unsafe_baseline_write)."""
+        from agentic.contract.receipt import LIFECYCLES
+
+        if sorted(task_ids) != sorted(all_task_ids):
+            raise ContractError("unsafe_baseline_write", "--write needs every task of the fixture")
+        if sorted(lifecycles) != sorted(LIFECYCLES):
+            raise ContractError("unsafe_baseline_write", "--write needs both lifecycles")
+        for lane in self.lanes.values():
+            if lane.agent == agent and sorted(lane.adapters) == sorted(adapters):
+                return lane
+        raise ContractError(
+            "unsafe_baseline_write",
+            f"agent {agent!r} with adapters {','.join(sorted(adapters))} is not a named lane; "
+            f"known: {_names(self.lanes)}",
+        )
+
+
+# -- built-ins -----------------------------------------------------------------------------------
+
+
+def _lexical(inputs: AdapterInputs) -> Adapter:
+    from agentic.adapters.lexical import LexicalAdapter
+
+    return LexicalAdapter(inputs.snapshot)
+
+
+def _capsule(inputs: AdapterInputs) -> Adapter:
+    from agentic.adapters.capsule import CapsuleAdapter
+
+    return CapsuleAdapter(inputs.snapshot)
+
+
+def _oracle(inputs: AdapterInputs) -> Adapter:
+    from agentic.adapters.oracle import OracleAdapter
+
+    return OracleAdapter(inputs.snapshot, inputs.oracles)
+
+
+def _mcp_profile(name: str) -> Callable[[AdapterInputs], Adapter]:
+    def build(inputs: AdapterInputs) -> Adapter:
+        from agentic.adapters.mcp.adapter import McpAdapter
+        from agentic.adapters.mcp.profiles import profile_by_id
+
+        return McpAdapter(profile_by_id(name), inputs.snapshot)
+
+    return build
+
+
+def _qmd_missing() -> str | None:
+    import os
+
+    from agentic.adapters.qmd.install import qmd_home, verify_install
+    from agentic.adapters.qmd.lockfile import load_qmd_lock
+
+    try:
+        verify_install(load_qmd_lock(), qmd_home(os.environ))
+    except ContractError as exc:
+        return str(exc)
+    return None
+
+
+def _qmd_models_missing() -> str | None:
+    from agentic.adapters.qmd.lockfile import load_qmd_lock
+    from agentic.adapters.qmd.models import verify_models
+
+    try:
+        verify_models(load_qmd_lock())
+    except ContractError as exc:
+        return _qmd_missing() or str(exc)
+    return _qmd_missing()
+
+
+def _gno_missing() -> str | None:
+    from agentic.adapters.base import AdapterError
+    from agentic.adapters.mcp.gno import locate_executable
+
+    try:
+        locate_executable()
+    except AdapterError as exc:
+        return str(exc)
+    return None
+
+
+def _fixture_agent(context: AgentContext) -> AgentLane:
+    from agentic.runner.agents import fixture_lane
+
+    return fixture_lane(context.fixture_root, context.cues_path)
+
+
+def _local_model_agent(context: AgentContext) -> AgentLane:
+    from agentic.locks import AGENT_MODEL_LOCK
+    from agentic.runner.agents import local_model_lane
+
+    return local_model_lane(context.locks_dir / AGENT_MODEL_LOCK, context.environ)
+
+
+AUTHORITATIVE_LANE = "fixture-agent"
+AUTHORITATIVE_ADAPTERS: tuple[str, ...] = ("capsule", "lexical", "mcp-reference")
+
+BUILTIN_ADAPTERS: tuple[AdapterEntry, ...] = (
+    AdapterEntry("capsule", _capsule, replayable_bundle=True, default=True),
+    AdapterEntry("lexical", _lexical, default=True),
+    AdapterEntry(
+        "mcp-reference", _mcp_profile("mcp-reference"), default=True, spawns_processes=True
+    ),
+    AdapterEntry("oracle", _oracle, reads_oracles=True),
+    AdapterEntry(
+        "qmd-lex", _mcp_profile("qmd-lex"), spawns_processes=True, unavailable=_qmd_missing
+    ),
+    AdapterEntry(
+        "qmd", _mcp_profile("qmd"), spawns_processes=True, unavailable=_qmd_models_missing
+    ),
+    AdapterEntry(
+        "gno-mcp", _mcp_profile("gno-mcp"), spawns_processes=True, unavailable=_gno_missing
+    ),
+)
+BUILTIN_AGENTS: tuple[AgentEntry, ...] = (
+    AgentEntry("fixture", _fixture_agent),
+    AgentEntry("local-model", _local_model_agent),
+)
+BUILTIN_LANES: tuple[LaneEntry, ...] = (
+    LaneEntry(
+        AUTHORITATIVE_LANE, "fixture", AUTHORITATIVE_ADAPTERS, ("capsule", "mcp-reference"), True
+    ),
+    LaneEntry(f"{OPTIONAL_FOLDER}/qmd-lex", "fixture", ("qmd-lex",), None, False),
+    LaneEntry(f"{OPTIONAL_FOLDER}/qmd", "fixture", ("qmd",), None, False),
+    # The gate needs the capsule replay, which would double a long lane: not run here.
+    LaneEntry(f"{OPTIONAL_FOLDER}/local-model", "local-model", AUTHORITATIVE_ADAPTERS, None, False),
+)
+
+
+def builtin_catalog() -> Catalog:
+    catalog = Catalog()
+    for adapter in BUILTIN_ADAPTERS:
+        catalog = catalog.add_adapter(adapter)
+    for agent in BUILTIN_AGENTS:
+        catalog = catalog.add_agent(agent)
+    for lane in BUILTIN_LANES:
+        catalog = catalog.add_lane(lane)
+    return catalog
+
+
+# -- plugins and backend configs ----------------------------------------------------------------
+
+
+def _plugin_object(point: metadata.EntryPoint, expected: type[object]) -> object:
+    where = f"entry point {point.name!r} ({point.value}) of group {point.group}"
+    try:
+        value = point.load()
+    except Exception as exc:  # a broken plugin is one line, whatever it raised
+        raise ContractError("invalid_plugin", f"{where}: cannot load: {exc}") from None
+    if not isinstance(value, expected) and callable(value):
+        try:
+            value = value()
+        except Exception as exc:
+            raise ContractError("invalid_plugin", f"{where}: raised {exc!r}") from None
+    if not isinstance(value, expected):
+        raise ContractError(
+            "invalid_plugin", f"{where}: gives {type(value).__name__}, not {expected.__name__}"
+        )
+    return value
+
+
+def with_plugins(catalog: Catalog) -> Catalog:
+    """Add every installed plugin's adapters and agents (entry points, sorted by name)."""
+    for point in sorted(metadata.entry_points(group=ADAPTER_GROUP), key=lambda p: p.name):
+        entry = _plugin_object(point, AdapterEntry)
+        assert isinstance(entry, AdapterEntry)
+        catalog = catalog.add_adapter(replace(entry, origin="plugin", source=point.value))
+    for point in sorted(metadata.entry_points(group=AGENT_GROUP), key=lambda p: p.name):
+        agent = _plugin_object(point, AgentEntry)
+        assert isinstance(agent, AgentEntry)
+        catalog = catalog.add_agent(replace(agent, origin="plugin", source=point.value))
+    return catalog
+
+
+def with_backends(catalog: Catalog, paths: Sequence[Path]) -> Catalog:
+    """Register each backend config file as an adapter (see ``adapters/mcp/backend_config``)."""
+    if not paths:
+        return catalog
+    from agentic.adapters.mcp.configured import backend_entry_parts
+
+    for path in paths:
+        parts = backend_entry_parts(path)
+        catalog = catalog.add_adapter(
+            AdapterEntry(
+                parts.adapter_id,
+                parts.build,
+                spawns_processes=parts.spawns_processes,
+                origin="config",
+                source=str(path),
+            )
+        )
+    return catalog
+
+
+def load_catalog(backends: Sequence[Path] = (), *, plugins: bool = True) -> Catalog:
+    """The built-ins, then installed plugins, then the given backend config files."""
+    catalog = builtin_catalog()
+    if plugins:
+        catalog = with_plugins(catalog)
+    return with_backends(catalog, backends)

@@ -1,0 +1,62 @@
+"""A stdio MCP server (public ``mcp`` SDK only) that misbehaves on purpose, for the kit's
+backend-config tests. ``python3 misbehaving_stdio.py MODE``; every mode serves ``find`` (and,
+unless said otherwise, ``read``) over the tiny test fixture's documents, answering a fixed hit:
+
+- ``ok``: a correct hit (``gno://c0a1/d001.md`` line 3);
+- ``foreign``: a hit in a collection outside the task's scope;
+- ``file-uri``: a ``file://`` URI;
+- ``past-end``: a range past the document's end;
+- ``mismatch``: a hit whose text differs from the document (never evidence);
+- ``slow``: ``find`` sleeps far past any deadline;
+- ``crash``: ``find`` exits the process;
+- ``no-read``: lists no ``read`` tool;
+- ``no-scope``: ``find`` has no ``scope`` argument.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+HITS: dict[str, dict[str, Any]] = {
+    "ok": {"uri": "gno://c0a1/d001.md", "startLine": 3, "endLine": 3, "text": "Incident: INC-4827"},
+    "foreign": {"uri": "gno://c0c3/d001.md", "startLine": 1, "endLine": 1, "text": "# Harbor"},
+    "file-uri": {"uri": "file:///etc/passwd", "startLine": 1, "endLine": 1, "text": "root"},
+    "past-end": {"uri": "gno://c0a1/d001.md", "startLine": 3, "endLine": 40, "text": "x"},
+    "mismatch": {"uri": "gno://c0a1/d001.md", "startLine": 3, "endLine": 3, "text": "INC-0000"},
+}
+
+
+def build(mode: str) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(f"misbehaving-{mode}", log_level="WARNING")
+
+    def find(q: str, scope: list[str] | None = None, n: int = 5) -> dict[str, Any]:
+        """Search; the answer depends on the server's mode."""
+        if mode == "slow":
+            time.sleep(120)
+        if mode == "crash":
+            os._exit(3)
+        return {"results": [HITS.get(mode, HITS["ok"])]}
+
+    def find_unscoped(q: str, n: int = 5) -> dict[str, Any]:
+        """Search without a scope argument."""
+        return {"results": [HITS["ok"]]}
+
+    server.tool(name="find")(find_unscoped if mode == "no-scope" else find)
+
+    if mode != "no-read":
+
+        @server.tool()
+        def read(doc: str, start: int = 1, count: int | None = None) -> dict[str, Any]:
+            """Read a range (the fixed hit's document only)."""
+            return {"results": [HITS["ok"]]}
+
+    return server
+
+
+if __name__ == "__main__":
+    build(sys.argv[1]).run()

@@ -1,0 +1,221 @@
+"""The catalog: one table of adapters, agents and named lanes, from built-ins, installed plugins
+(entry points) and backend config files alike; every name list elsewhere derives from it."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentic.cli import main
+from agentic.contract.errors import ContractError
+from agentic.runner.catalog import (
+    AdapterEntry,
+    AdapterInputs,
+    builtin_catalog,
+    load_catalog,
+)
+from tests.support.tiny_fixture import TASK_A, write_tiny_fixture
+
+PLUGIN_MODULE = '''
+from dataclasses import replace
+
+from agentic.adapters.lexical import LexicalAdapter
+from agentic.runner.catalog import AdapterEntry, AgentEntry, builtin_catalog
+
+
+class Renamed:
+    """The lexical adapter under another id, as a third-party package would ship one."""
+
+    adapter_id = "plugin-lexical"
+
+    def __init__(self, snapshot):
+        self._inner = LexicalAdapter(snapshot)
+        self.capabilities = self._inner.capabilities
+        self.config = self._inner.config
+
+    def prepare(self, snapshot, root, *, timeout_s):
+        prepared = self._inner.prepare(snapshot, root, timeout_s=timeout_s)
+        return replace(prepared, adapter_id=self.adapter_id)
+
+    def attach(self, prepared, *, timeout_s):
+        return self._inner.attach(replace(prepared, adapter_id="lexical"), timeout_s=timeout_s)
+
+
+ADAPTER = AdapterEntry("plugin-lexical", lambda inputs: Renamed(inputs.snapshot))
+
+
+def agent():
+    return AgentEntry("plugin-fixture", builtin_catalog().agent("fixture").open)
+'''
+
+
+@pytest.fixture
+def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An installed distribution declaring one adapter and one agent through entry points."""
+    site = tmp_path / "site"
+    info = site / "agentic_test_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: agentic-test-plugin\nVersion: 0.1\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[agentic.adapters]\nplugin-lexical = agentic_test_plugin:ADAPTER\n\n"
+        "[agentic.agents]\nplugin-fixture = agentic_test_plugin:agent\n",
+        encoding="utf-8",
+    )
+    (site / "agentic_test_plugin.py").write_text(textwrap.dedent(PLUGIN_MODULE), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    yield site
+    sys.modules.pop("agentic_test_plugin", None)
+
+
+def test_the_builtins_are_the_kits_adapters_agents_and_lanes() -> None:
+    catalog = builtin_catalog()
+    assert catalog.adapter_ids == (
+        "capsule", "gno-mcp", "lexical", "mcp-reference", "oracle", "qmd", "qmd-lex",
+    )  # fmt: skip
+    assert catalog.default_adapters == ("capsule", "lexical", "mcp-reference")
+    assert sorted(catalog.agents) == ["fixture", "local-model"]
+    assert sorted(catalog.lanes) == [
+        "fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex",
+    ]  # fmt: skip
+
+
+def test_the_authoritative_lane_is_gated_and_replayed() -> None:
+    lane = builtin_catalog().lane("fixture-agent")
+    assert (lane.agent, lane.adapters) == ("fixture", ("capsule", "lexical", "mcp-reference"))
+    assert (lane.promote, lane.replay, lane.folder) == (
+        ("capsule", "mcp-reference"),
+        True,
+        "fixture-agent",
+    )
+
+
+def test_only_the_oracle_reads_oracles_and_only_the_capsule_replays() -> None:
+    catalog = builtin_catalog()
+    readers = [a for a in catalog.adapter_ids if catalog.adapter(a).reads_oracles]
+    replayed = [a for a in catalog.adapter_ids if catalog.adapter(a).replayable_bundle]
+    assert (readers, replayed) == (["oracle"], ["capsule"])
+
+
+def test_an_adapter_that_reads_oracles_cannot_be_prepared_or_ranked() -> None:
+    catalog = builtin_catalog()
+    for check in (catalog.preparable, catalog.rankable):
+        with pytest.raises(ContractError, match="reads hidden oracles"):
+            check("oracle")
+    assert catalog.preparable("lexical").rankable
+
+
+def test_an_oracle_reader_runs_alone() -> None:
+    with pytest.raises(ContractError, match="runs alone"):
+        builtin_catalog().check_schedule(("lexical", "oracle"))
+    builtin_catalog().check_schedule(("oracle",))
+
+
+def test_a_product_is_built_without_the_oracles() -> None:
+    seen: list[AdapterInputs] = []
+
+    def build(inputs: AdapterInputs) -> object:
+        seen.append(inputs)
+        return object()
+
+    catalog = builtin_catalog().add_adapter(AdapterEntry("spy", build))  # type: ignore[arg-type]
+    sentinel = {"t0000001": object()}
+    catalog.build_adapter("spy", snapshot=None, oracles=sentinel)  # type: ignore[arg-type]
+    assert seen[0].oracles == {}
+
+
+def test_a_replayable_bundle_must_be_the_capsule() -> None:
+    entry = AdapterEntry("bundle", lambda inputs: None, replayable_bundle=True)  # type: ignore[arg-type,return-value]
+    with pytest.raises(ContractError) as caught:
+        builtin_catalog().add_adapter(entry)
+    assert caught.value.code == "invalid_adapter_entry"
+
+
+def test_an_unknown_lane_lists_the_known_ones() -> None:
+    with pytest.raises(ContractError, match="known: fixture-agent, optional/local-model"):
+        builtin_catalog().lane("nightly")
+
+
+def test_an_unknown_agent_lists_the_known_ones() -> None:
+    with pytest.raises(ContractError, match="unknown agent 'gpt'; known: fixture, local-model"):
+        builtin_catalog().agent("gpt")
+
+
+def test_a_write_must_be_a_named_lane() -> None:
+    with pytest.raises(ContractError) as caught:
+        builtin_catalog().baseline_lane(
+            agent="fixture",
+            adapters=("lexical",),
+            task_ids=("t1",),
+            all_task_ids=("t1",),
+            lifecycles=("cold", "warm"),
+        )
+    assert caught.value.code == "unsafe_baseline_write"
+
+
+def test_a_plugin_adds_an_adapter_and_an_agent(plugin: Path) -> None:
+    catalog = load_catalog()
+    adapter, agent = catalog.adapter("plugin-lexical"), catalog.agent("plugin-fixture")
+    assert (adapter.origin, adapter.source) == ("plugin", "agentic_test_plugin:ADAPTER")
+    assert (agent.origin, agent.source) == ("plugin", "agentic_test_plugin:agent")
+
+
+def test_a_plugin_adapter_and_agent_run_a_lane(
+    plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = write_tiny_fixture(tmp_path / "fixture")
+    out = tmp_path / "out"
+    code = main(
+        ["run", "--fixture", str(fixture), "--adapter", "plugin-lexical", "--agent",
+         "plugin-fixture", "--task", TASK_A, "--promote", "none", "--out", str(out), "--quiet"]
+    )  # fmt: skip
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert code == 0, capsys.readouterr().err
+    assert {r["canonical"]["adapterId"] for r in report["receipts"]} == {"plugin-lexical"}
+    assert report["scoredPairs"] == report["attemptedPairs"] == 2
+
+
+def test_a_plugin_may_not_take_a_builtin_id(tmp_path: Path, plugin: Path) -> None:
+    module = plugin / "agentic_test_plugin.py"
+    module.write_text(
+        module.read_text(encoding="utf-8").replace('Entry("plugin-lexical"', 'Entry("lexical"'),
+        encoding="utf-8",
+    )
+    with pytest.raises(ContractError) as caught:
+        load_catalog()
+    assert caught.value.code == "duplicate_adapter_id"
+
+
+def test_a_broken_plugin_is_one_clear_error(plugin: Path) -> None:
+    (plugin / "agentic_test_plugin.py").write_text("raise RuntimeError('boom')\n", encoding="utf-8")
+    with pytest.raises(ContractError) as caught:
+        load_catalog()
+    assert caught.value.code == "invalid_plugin"
+    assert "plugin-lexical" in caught.value.message and "boom" in caught.value.message
+
+
+def test_plugins_can_be_left_out(plugin: Path) -> None:
+    assert "plugin-lexical" not in load_catalog(plugins=False).adapters
+
+
+@pytest.mark.parametrize("option", [["--adapter", "lexical"], ["--agent", "fixture"],
+                                    ["--promote", "none"], ["--no-replay"]])  # fmt: skip
+def test_a_named_lane_excludes_the_options_it_sets(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--lane", "fixture-agent", *option]) == 2
+    assert "--lane excludes" in capsys.readouterr().err
+
+
+def test_an_unknown_lane_on_the_command_line_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--lane", "nightly"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "known: fixture-agent" in err
