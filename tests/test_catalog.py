@@ -219,3 +219,18 @@ def test_an_unknown_lane_on_the_command_line_exits_2(capsys: pytest.CaptureFixtu
     assert main(["run", "--lane", "nightly"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "known: fixture-agent" in err
+
+
+def test_an_unknown_task_on_the_command_line_lists_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture = write_tiny_fixture(tmp_path / "fixture")
+    assert main(["run", "--fixture", str(fixture), "--adapter", "lexical", "--task", "t9"]) == 2
+    assert "unknown task 't9'; known: t0000a01, t0000b02, t0000c03" in capsys.readouterr().err
+
+
+def test_an_unknown_adapter_on_the_command_line_lists_known_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--adapter", "my-search"]) == 2
+    assert "unknown adapter 'my-search'; known: capsule, gno-mcp" in capsys.readouterr().err

@@ -22,6 +22,15 @@ class Schedule:
         return len(self.task_ids) * len(self.adapter_ids) * len(self.lifecycles) * len(self.trials)
 
 
+_LISTED = 12
+
+
+def _listing(known: Sequence[str]) -> str:
+    names = sorted(known)
+    shown = ", ".join(names[:_LISTED])
+    return shown if len(names) <= _LISTED else f"{shown}, ... ({len(names)} in all)"
+
+
 def _check_items(kind: str, items: Sequence[str], known: Sequence[str]) -> None:
     if not items:
         raise ContractError(f"invalid_{kind}_schedule", f"the {kind} list is empty")
@@ -31,7 +40,9 @@ def _check_items(kind: str, items: Sequence[str], known: Sequence[str]) -> None:
             raise ContractError(f"invalid_{kind}_schedule", f"duplicate {kind} {item!r}")
         seen.add(item)
         if item not in known:
-            raise ContractError(f"invalid_{kind}_schedule", f"unknown {kind} {item!r}")
+            raise ContractError(
+                f"invalid_{kind}_schedule", f"unknown {kind} {item!r}; known: {_listing(known)}"
+            )
 
 
 def build_schedule(

@@ -91,18 +91,27 @@ def write_config(folder: Path, document: dict[str, Any], name: str = "backend.to
     return path
 
 
-def child_env() -> dict[str, str]:
-    """This interpreter's folder first on PATH, so ``python3`` in the examples is this venv's."""
-    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+def child_env(temp: Path | None = None) -> dict[str, str]:
+    """This interpreter's folder first on PATH, so ``python3`` in the examples is this venv's;
+    with ``temp``, the run's temporary folders (and so its servers' arguments) live there."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {**os.environ, "PATH": path}
+    if temp is not None:
+        temp.mkdir(parents=True, exist_ok=True)
+        env["TMPDIR"] = str(temp)
+    return env
 
 
-def agentic(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def agentic(
+    *args: str, temp: Path | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``agentic ARGS`` in a child process; see ``child_env`` for ``temp``."""
     return subprocess.run(
         [sys.executable, "-m", "agentic", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=child_env(),
+        env=child_env(temp),
         check=False,
     )
 

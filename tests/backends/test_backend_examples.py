@@ -29,7 +29,7 @@ def fixture_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run_lane(fixture_dir: Path, out: Path, adapter: str, *extra: str) -> dict[str, Any]:
     done = agentic(
         "run", "--fixture", str(fixture_dir), "--backend", str(EXAMPLES[adapter]),
-        "--adapter", adapter, "--out", str(out), "--quiet", *extra,
+        "--adapter", adapter, "--out", str(out), "--quiet", *extra, temp=out.parent / "tmp",
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr
     report: dict[str, Any] = json.loads((out / "report.json").read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def test_an_example_runs_every_task_cold_and_warm_and_is_scored(
     assert report["scoredPairs"] == report["attemptedPairs"] == 6
     assert all(r["canonical"]["failure"]["class"] != "harness_error" for r in report["receipts"])
     assert sum(s["score"]["success"] for s in report["scores"]) >= 2
-    assert processes_mentioning(str(EXAMPLES[adapter].parent)) == []
+    assert processes_mentioning(str(tmp_path / "tmp")) == []
 
 
 @pytest.mark.parametrize("adapter", sorted(EXAMPLES))

@@ -73,7 +73,7 @@ def lane(tmp_path: Path, document: dict[str, Any], fixture_dir: Path) -> tuple[i
     done = agentic(
         "run", "--fixture", str(fixture_dir), "--backend", str(path),
         "--adapter", document["id"], "--task", TASK_A, "--promote", "none",
-        "--timeout-ms", "8000", "--out", str(out), "--quiet",
+        "--timeout-ms", "8000", "--out", str(out), "--quiet", temp=tmp_path / "tmp",
     )  # fmt: skip
     return done.returncode, done.stderr, out
 

@@ -15,9 +15,9 @@ import asyncio
 import concurrent.futures
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import anyio
 import mcp_types as types
@@ -123,20 +123,24 @@ class _Live:
     fault: McpClientError | None = None
 
 
-class McpConnection:
-    """A started, initialized MCP session with one child process. Use :meth:`open`."""
+LiveT = TypeVar("LiveT")
 
-    def __init__(self, spec: ChildSpec, limits: ConnectionLimits, init_timeout_s: float) -> None:
-        self._spec = spec
-        self._limits = limits
-        self._init_timeout_s = init_timeout_s
-        self.stderr = StderrTail(limits.stderr_bytes)
-        self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, _Live]] = (
+
+class LoopConnection(Generic[LiveT]):
+    """An MCP session owned by an asyncio loop in a dedicated thread; the base of both
+    transports. A subclass runs ``_owner`` on that loop (start, initialize, then hold the session
+    until ``_signal_stop``), resolves ``_ready`` with ``(loop, live)`` or an error, and guards
+    each request in ``_guard``. Callers use it synchronously from any other thread."""
+
+    def __init__(self, limits_grace_s: float, stderr_bytes: int, thread_name: str) -> None:
+        self._close_grace_s = limits_grace_s
+        self.stderr = StderrTail(stderr_bytes)
+        self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, LiveT]] = (
             concurrent.futures.Future()
         )
-        self._thread = threading.Thread(target=self._run_loop, name="mcp-connection", daemon=True)
+        self._thread = threading.Thread(target=self._run_loop, name=thread_name, daemon=True)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._live: _Live | None = None
+        self._live: LiveT | None = None
         self._signal_stop: Callable[[], object] | None = None
         self._closed = False
         self.pid: int | None = None
@@ -146,29 +150,25 @@ class McpConnection:
 
     # -- lifecycle ------------------------------------------------------------------------------
 
-    @classmethod
-    def open(cls, spec: ChildSpec, limits: ConnectionLimits, *, timeout_s: float) -> McpConnection:
-        """Spawn and initialize within ``timeout_s``; on any failure nothing is left running."""
-        connection = cls(spec, limits, timeout_s)
+    def _start(self, timeout_s: float, what: str) -> None:
+        """Run the loop thread and wait until initialized; on failure close, then raise."""
         started = time.perf_counter()
-        connection._thread.start()
+        self._thread.start()
         try:
-            loop, live = connection._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
+            self._loop, self._live = self._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
         except concurrent.futures.TimeoutError:
-            connection.close()
+            self.close()
             raise McpClientError("timeout", "server did not initialize in time") from None
         except McpClientError:
-            connection.close()
+            self.close()
             raise
         except Exception as exc:
-            connection.close()
-            raise McpClientError("spawn_failed", f"server start failed: {exc}") from exc
-        connection._loop, connection._live = loop, live
-        connection.startup_ms = (time.perf_counter() - started) * 1000.0
-        return connection
+            self.close()
+            raise McpClientError("spawn_failed", f"{what} failed: {exc}") from exc
+        self.startup_ms = (time.perf_counter() - started) * 1000.0
 
     def close(self) -> None:
-        """Stop the server (grace, then kill the group), end the loop thread; never raises."""
+        """End the session and the loop thread, then kill the server's group; never raises."""
         if self._closed:
             return
         self._closed = True
@@ -176,12 +176,15 @@ class McpConnection:
             if self._signal_stop is not None:
                 self._signal_stop()
             if self._thread.is_alive():
-                self._thread.join(timeout=self._limits.close_grace_s + _THREAD_MARGIN_S + 2.0)
+                self._thread.join(timeout=self._close_grace_s + _THREAD_MARGIN_S + 2.0)
         except Exception:  # close must never raise; the kill below still runs
             pass
         finally:
-            if self.pid is not None:
-                kill_group(self.pid)
+            self._kill()
+
+    def _kill(self) -> None:
+        if self.pid is not None:
+            kill_group(self.pid)
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -193,28 +196,73 @@ class McpConnection:
     ) -> types.CallToolResult:
         return self._request(tool_call(name, arguments), timeout_s)
 
+    def _guard(
+        self, live: LiveT, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float
+    ) -> Coroutine[Any, Any, _T]:
+        raise NotImplementedError
+
+    def _ended(self, live: LiveT) -> McpClientError:
+        """Why a request was cancelled because the loop ended under it."""
+        return McpClientError("crashed", "connection ended")
+
     def _request(self, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float) -> _T:
         loop, live = self._loop, self._live
         if self._closed or loop is None or live is None or loop.is_closed():
             raise McpClientError("closed", "connection is closed")
-        future = asyncio.run_coroutine_threadsafe(_guarded(live, op, timeout_s), loop)
+        future = asyncio.run_coroutine_threadsafe(self._guard(live, op, timeout_s), loop)
         try:
             return future.result(timeout=timeout_s + _THREAD_MARGIN_S)
         except concurrent.futures.TimeoutError:
             # The loop itself is wedged: kill from this thread; the in-loop path never ran.
             future.cancel()
-            if self.pid is not None:
-                kill_group(self.pid)
+            self._kill()
             raise McpClientError("timeout", f"no answer within {timeout_s:g} s") from None
-
-    # -- the loop thread ----------------------------------------------------------------------
+        except concurrent.futures.CancelledError:
+            raise self._ended(live) from None
 
     def _run_loop(self) -> None:
         try:
             asyncio.run(self._owner())
         except BaseException as exc:  # reported through the ready future when still pending
             if not self._ready.done():
-                self._ready.set_exception(exc)
+                self._ready.set_exception(first_client_error(exc))
+
+    async def _owner(self) -> None:
+        raise NotImplementedError
+
+
+def first_client_error(exc: BaseException) -> BaseException:
+    """The first McpClientError inside an exception group, or the exception itself."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = first_client_error(inner)
+            if isinstance(found, McpClientError):
+                return found
+    return exc
+
+
+class McpConnection(LoopConnection["_Live"]):
+    """A started, initialized MCP session with one child process over stdio. Use :meth:`open`."""
+
+    def __init__(self, spec: ChildSpec, limits: ConnectionLimits, init_timeout_s: float) -> None:
+        super().__init__(limits.close_grace_s, limits.stderr_bytes, "mcp-connection")
+        self._spec = spec
+        self._limits = limits
+        self._init_timeout_s = init_timeout_s
+
+    @classmethod
+    def open(cls, spec: ChildSpec, limits: ConnectionLimits, *, timeout_s: float) -> McpConnection:
+        """Spawn and initialize within ``timeout_s``; on any failure nothing is left running."""
+        connection = cls(spec, limits, timeout_s)
+        connection._start(timeout_s, "server start")
+        return connection
+
+    def _guard(
+        self, live: _Live, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float
+    ) -> Coroutine[Any, Any, _T]:
+        return _guarded(live, op, timeout_s)
+
+    # -- the loop thread ----------------------------------------------------------------------
 
     async def _owner(self) -> None:
         try:

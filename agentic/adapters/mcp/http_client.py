@@ -20,12 +20,10 @@ HTTP specifics, all decided in one transport wrapper around the SDK's ``httpx2``
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import socket
-import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -38,12 +36,11 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from agentic.adapters.mcp.client import CLIENT_INFO, McpClientError, list_all_tools, tool_call
+from agentic.adapters.mcp.client import CLIENT_INFO, LoopConnection, McpClientError
 from agentic.adapters.mcp.process import (
     ChildSpec,
     StderrTail,
     drain_stderr,
-    kill_group,
     spawn,
     terminate,
 )
@@ -144,29 +141,17 @@ class _Live:
     process: Process | None
 
 
-class HttpConnection:
+class HttpConnection(LoopConnection[_Live]):
     """A started, initialized MCP session over streamable HTTP. Use :meth:`open`."""
 
     def __init__(
         self, url: str, spec: ChildSpec | None, limits: HttpLimits, init_timeout_s: float
     ) -> None:
+        super().__init__(limits.close_grace_s, limits.stderr_bytes, "mcp-http")
         self._url = url
         self._spec = spec
         self._limits = limits
         self._init_timeout_s = init_timeout_s
-        self.stderr = StderrTail(limits.stderr_bytes)
-        self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, _Live]] = (
-            concurrent.futures.Future()
-        )
-        self._thread = threading.Thread(target=self._run_loop, name="mcp-http", daemon=True)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._live: _Live | None = None
-        self._signal_stop: Callable[[], object] | None = None
-        self._closed = False
-        self.pid: int | None = None
-        self.server_name = ""
-        self.server_version = ""
-        self.startup_ms = 0.0
 
     @classmethod
     def open(
@@ -175,66 +160,16 @@ class HttpConnection:
         """Start the server when ``spec`` is given, wait for it, connect and initialize within
         ``timeout_s``; on any failure nothing is left running."""
         connection = cls(url, spec, limits, timeout_s)
-        started = time.perf_counter()
-        connection._thread.start()
-        try:
-            loop, live = connection._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
-        except concurrent.futures.TimeoutError:
-            connection.close()
-            raise McpClientError("timeout", "server did not initialize in time") from None
-        except McpClientError:
-            connection.close()
-            raise
-        except Exception as exc:
-            connection.close()
-            raise McpClientError("spawn_failed", f"connecting to {url} failed: {exc}") from exc
-        connection._loop, connection._live = loop, live
-        connection.startup_ms = (time.perf_counter() - started) * 1000.0
+        connection._start(timeout_s, f"connecting to {url}")
         return connection
 
-    def close(self) -> None:
-        """End the session, terminate a kit-started server's group, join the thread."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            if self._signal_stop is not None:
-                self._signal_stop()
-            if self._thread.is_alive():
-                self._thread.join(timeout=self._limits.close_grace_s + _THREAD_MARGIN_S + 2.0)
-        except Exception:  # close must never raise; the kill below still runs
-            pass
-        finally:
-            if self.pid is not None:
-                kill_group(self.pid)
+    def _guard(
+        self, live: _Live, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float
+    ) -> Coroutine[Any, Any, _T]:
+        return self._guarded(live, op, timeout_s)
 
-    # -- requests ------------------------------------------------------------------------------
-
-    def list_tools(self, *, timeout_s: float) -> list[types.Tool]:
-        return self._request(list_all_tools, timeout_s)
-
-    def call_tool(
-        self, name: str, arguments: dict[str, Any], *, timeout_s: float
-    ) -> types.CallToolResult:
-        return self._request(tool_call(name, arguments), timeout_s)
-
-    def _request(self, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float) -> _T:
-        loop, live = self._loop, self._live
-        if self._closed or loop is None or live is None or loop.is_closed():
-            raise McpClientError("closed", "connection is closed")
-        future = asyncio.run_coroutine_threadsafe(self._guarded(live, op, timeout_s), loop)
-        try:
-            return future.result(timeout=timeout_s + _THREAD_MARGIN_S)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            self._kill()
-            raise McpClientError("timeout", f"no answer within {timeout_s:g} s") from None
-        except concurrent.futures.CancelledError:
-            raise live.faults.fatal or McpClientError("crashed", "connection ended") from None
-
-    def _kill(self) -> None:
-        if self.pid is not None:
-            kill_group(self.pid)
+    def _ended(self, live: _Live) -> McpClientError:
+        return live.faults.fatal or McpClientError("crashed", "connection ended")
 
     async def _guarded(
         self, live: _Live, op: Callable[[ClientSession], Awaitable[_T]], timeout_s: float
@@ -263,13 +198,6 @@ class HttpConnection:
             raise McpClientError("malformed", f"malformed result: {exc}") from None
 
     # -- the loop thread ----------------------------------------------------------------------
-
-    def _run_loop(self) -> None:
-        try:
-            asyncio.run(self._owner())
-        except BaseException as exc:  # reported through the ready future when still pending
-            if not self._ready.done():
-                self._ready.set_exception(_as_client_error(exc))
 
     async def _owner(self) -> None:
         process: Process | None = None
@@ -368,16 +296,6 @@ async def _accepts(host: str, port: int) -> bool:
         return False
     await stream.aclose()
     return True
-
-
-def _as_client_error(exc: BaseException) -> BaseException:
-    """The first McpClientError inside an exception group, or the exception itself."""
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            found = _as_client_error(inner)
-            if isinstance(found, McpClientError):
-                return found
-    return exc
 
 
 def free_port() -> int:
