@@ -43,6 +43,7 @@ from agentic.contract.strict_json import parse_strict
 from agentic.generation.schema import GenerationReport, GenerationSummary
 from agentic.ranking.metrics import mean
 from agentic.ranking.schema import RankingReport, RankingSummary
+from agentic.report.assemble import check_fingerprints
 
 ReportKind = Literal["ranking", "generation", "lane"]
 Direction = Literal["higher", "lower"]
@@ -205,6 +206,7 @@ def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
 
 def lane_report(document: dict[str, Any], source: str) -> LoadedReport:
     report = load_document("benchmark-report", document, source=source)
+    check_fingerprints(report, source)  # metrics below come from content its hash vouches for
     schedule = sorted(
         {(r.canonical.taskId, r.canonical.lifecycle, r.canonical.trialId) for r in report.receipts}
     )

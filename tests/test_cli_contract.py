@@ -18,6 +18,12 @@ import pytest
 from agentic.cli import main
 from agentic.tools import tool_definitions
 from tests.contract import contract_docs as docs
+from tests.support.reports import resealed
+
+
+def sealed_report() -> dict[str, Any]:
+    return resealed(docs.report())
+
 
 TOOLS_FINGERPRINT = "962605265a83834284686f2f41838c358bd1c2d67632efcdfb0897abdb58f484"
 KIND_DOCUMENTS = {
@@ -25,7 +31,7 @@ KIND_DOCUMENTS = {
     "oracle": docs.oracle,
     "envelope": docs.envelope,
     "receipt": docs.receipt,
-    "report": docs.report,
+    "report": sealed_report,
 }
 
 

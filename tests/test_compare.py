@@ -14,6 +14,7 @@ from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
 from agentic.lane import LaneRequest, execute_lane
 from tests.ranking.tiny_goldens import tiny_goldens, write_goldens
+from tests.support.reports import resealed
 from tests.support.tiny_fixture import write_tiny_fixture
 
 
@@ -59,6 +60,14 @@ def write(path: Path, document: Any) -> Path:
 
 
 def changed(document: Any, edit: Callable[[Any], None]) -> Any:
+    """An edited copy; a lane report is resealed, standing for a real run with that content."""
+    copy = json.loads(json.dumps(document))
+    edit(copy)
+    return resealed(copy) if "benchmarkId" in copy else copy
+
+
+def edited(document: Any, edit: Callable[[Any], None]) -> Any:
+    """An edited copy whose stored fingerprints still describe the original (a hand edit)."""
     copy = json.loads(json.dumps(document))
     edit(copy)
     return copy
@@ -271,6 +280,44 @@ def test_lane_reports_of_different_agents_are_refused(
     code, _, err = outcome(tmp_path, capsys, reports["lane"], new)
     assert code == 2
     assert "agentId" in err
+
+
+def flip_first_success(report: Any) -> None:
+    winner = next(s for s in lane_scores_of(report, "oracle") if s["score"]["success"] == 1)
+    winner["score"]["success"] = 0
+
+
+def test_compare_refuses_a_hand_edited_report_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    base = reports["lane"]
+    code, out, err = outcome(tmp_path, capsys, base, edited(base, flip_first_success))
+    assert code == 2
+    assert err.startswith("agentic: report_fingerprint_mismatch: ")
+    assert "canonicalFingerprint" in err and "IMPROVED" not in out
+
+
+def test_validate_refuses_a_hand_edited_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    path = write(tmp_path / "edited.json", edited(reports["lane"], flip_first_success))
+    assert main(["validate", "report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "report_fingerprint_mismatch" in err
+
+
+def test_validate_refuses_an_edited_results_fingerprint_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    document = edited(reports["lane"], lambda r: r.update(resultsFingerprint="0" * 64))
+    assert main(["validate", "report", str(write(tmp_path / "r.json", document))]) == 2
+    assert "resultsFingerprint" in capsys.readouterr().err
+
+
+def test_validate_accepts_a_report_as_the_kit_wrote_it(
+    tmp_path: Path, reports: dict[str, Any]
+) -> None:
+    assert main(["validate", "report", str(write(tmp_path / "r.json", reports["lane"]))]) == 0
 
 
 # --- receipt by receipt ---------------------------------------------------------------------------

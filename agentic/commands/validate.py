@@ -1,7 +1,8 @@
 """``agentic validate KIND FILE [--task TASKFILE]``: check one contract document.
 
 Runs what every boundary of the kit runs: strict JSON, the published schema, the model and, for
-an envelope given its task, the semantic checks. Exit 0 prints ``ok <kind> <file>``; any
+an envelope given its task, the semantic checks; a report's stored fingerprints must be those
+of its content. Exit 0 prints ``ok <kind> <file>``; any
 violation is one line on stderr and exit 2 (raised as ContractError, printed by ``cli.main``).
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
+from agentic.contract.report import BenchmarkReport
 from agentic.contract.schemas import parse_and_load
 from agentic.contract.semantics import envelope_issues
 
@@ -67,5 +69,9 @@ def run(args: argparse.Namespace) -> int:
     document = parse_and_load(KINDS[kind], read_input(path), source=source)
     if args.task is not None and isinstance(document, FinalEnvelope):
         _check_semantics(document, args.task, source)
+    if isinstance(document, BenchmarkReport):
+        from agentic.report.assemble import check_fingerprints
+
+        check_fingerprints(document, source)
     print(f"ok {kind} {path}")
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentic.contract.canonical import fingerprint
+from agentic.contract.errors import ContractError
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import (
     BENCHMARK_ID,
@@ -132,3 +133,19 @@ def build_report(
             "resultsFingerprint": fingerprint(projection(draft, with_environment=False)),
         }
     )
+
+
+def check_fingerprints(report: BenchmarkReport, source: str) -> None:
+    """Refuse a report whose stored fingerprints are not those of its content (a hand-edited
+    score, receipt or promotion), naming the first field that disagrees."""
+    fields = [("canonicalFingerprint", report.canonicalFingerprint, True)]
+    if report.resultsFingerprint is not None:
+        fields.append(("resultsFingerprint", report.resultsFingerprint, False))
+    for name, stored, with_environment in fields:
+        computed = fingerprint(projection(report, with_environment=with_environment))
+        if computed != stored:
+            raise ContractError(
+                "report_fingerprint_mismatch",
+                f"{source}: {name} {stored[:12]}... is not the hash of the report's content "
+                f"({computed[:12]}...); the report was edited after it was written",
+            )

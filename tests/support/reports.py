@@ -1,0 +1,19 @@
+"""Reports for tests: a report document resealed with the fingerprints of its content, as the
+kit writes them (a hand edit without resealing is what ``validate`` and ``compare`` refuse)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentic.contract.canonical import fingerprint
+from agentic.contract.report import BenchmarkReport
+from agentic.report.assemble import projection
+
+
+def resealed(document: dict[str, Any]) -> dict[str, Any]:
+    report = BenchmarkReport.model_validate(document)
+    return {
+        **document,
+        "canonicalFingerprint": fingerprint(projection(report)),
+        "resultsFingerprint": fingerprint(projection(report, with_environment=False)),
+    }
