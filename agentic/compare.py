@@ -37,6 +37,7 @@ from pydantic import ValidationError
 
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.errors import ContractError
+from agentic.contract.files import read_input_file
 from agentic.contract.report import BenchmarkReport
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict
@@ -226,10 +227,7 @@ def lane_report(document: dict[str, Any], source: str) -> LoadedReport:
 
 def load_report(path: Path) -> LoadedReport:
     """Strict JSON, then the report's closed model; the kind is read from the document."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ContractError("invalid_report", f"cannot read {path}: {exc.strerror}") from None
+    data = read_input_file(path, code="invalid_report")
     source = str(path)
     document = parse_strict(data, source=source)
     if not isinstance(document, dict):

@@ -38,16 +38,12 @@ def _identity(record: Any) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from agentic.contract.files import read_input_file
     from agentic.contract.schemas import parse_and_load
     from agentic.fixture.loader import load_fixture
     from agentic.scoring.score import score_receipt
 
-    try:
-        data = args.report.read_bytes()
-    except OSError as exc:
-        raise ContractError(
-            "invalid_report", f"cannot read {args.report}: {exc.strerror}"
-        ) from None
+    data = read_input_file(args.report, code="invalid_report")
     report = parse_and_load("benchmark-report", data, source=str(args.report))
     fixture = load_fixture(args.fixture or default_fixture_dir())
     if report.fixtureFingerprint != fixture.snapshot.fingerprint:

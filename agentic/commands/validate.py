@@ -14,6 +14,7 @@ from typing import Any
 
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
+from agentic.contract.files import read_input_file
 from agentic.contract.report import BenchmarkReport
 from agentic.contract.schemas import parse_and_load
 from agentic.contract.semantics import envelope_issues
@@ -28,11 +29,8 @@ KINDS: dict[str, str] = {
 
 
 def read_input(path: Path) -> bytes:
-    """The bytes of ``path``, or a one-line ContractError naming it."""
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ContractError("unreadable_file", f"{path}: {exc.strerror or exc}") from None
+    """The bytes of ``path`` (a regular file within the input cap), or one ContractError line."""
+    return read_input_file(path)
 
 
 def register(subparsers: Any) -> None:

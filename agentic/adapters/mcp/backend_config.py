@@ -28,6 +28,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentic.contract.errors import ContractError
+from agentic.contract.files import read_input_file
 
 PLACEHOLDERS: frozenset[str] = frozenset({"corpus", "prepared", "config_dir", "port"})
 # Contract arguments a config may map, per tool, and the ones it must map.
@@ -163,14 +164,5 @@ def parse_backend_config(data: bytes, *, source: str) -> BackendConfig:
 
 def load_backend_config(path: Path) -> BackendConfig:
     """Read and validate one config file; any problem is one ContractError line."""
-    try:
-        if not path.is_file():
-            raise ContractError("invalid_backend_config", f"{path}: not a regular file")
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ContractError(
-                "invalid_backend_config", f"{path}: larger than {MAX_CONFIG_BYTES} bytes"
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ContractError("invalid_backend_config", f"{path}: {exc.strerror}") from None
+    data = read_input_file(path, code="invalid_backend_config", max_bytes=MAX_CONFIG_BYTES)
     return parse_backend_config(data, source=str(path))
