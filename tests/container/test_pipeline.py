@@ -11,6 +11,7 @@ import pytest
 from containers import pipeline
 from containers.engine import ENGINE_ENV
 from containers.errors import ContainerError
+from tests.support.reports import resealed
 
 FP_A = "a" * 64
 FP_B = "b" * 64
@@ -126,13 +127,14 @@ def local_model_lane() -> pipeline.Lane:
 
 
 def three_pairs(committed: dict[str, Any], tmp_path: Path, edit: Any = None) -> Path:
-    """A report holding three of the committed lane's receipts, optionally edited."""
+    """A report holding three of the committed lane's receipts, optionally edited; sealed with
+    its content's fingerprints, as a rerun that wrote it would be."""
     document = json.loads(json.dumps(committed))
     document["receipts"] = document["receipts"][:3]
     if edit is not None:
         edit(document["receipts"][0]["canonical"])
     path = tmp_path / "report.json"
-    path.write_text(json.dumps(document), encoding="utf-8")
+    path.write_text(json.dumps(resealed(document)), encoding="utf-8")
     return path
 
 
