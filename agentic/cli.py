@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from types import FrameType
 from typing import NoReturn
 
 from agentic.contract.errors import ContractError
@@ -54,8 +57,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class TerminatedError(BaseException):
+    """SIGTERM arrived (a CI timeout, a container stop): unwind like an interrupt, so every
+    ``finally`` runs (temp folders, child processes), then exit 143."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise TerminatedError
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
         args = parser.parse_args(argv)
         code: int = args.func(args)
@@ -66,7 +82,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agentic: {exc}", file=sys.stderr)
     except KeyboardInterrupt:
         print("agentic: interrupted", file=sys.stderr)
+    except TerminatedError:
+        print("agentic: terminated (SIGTERM); temporary files removed", file=sys.stderr)
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return EXIT_ERROR
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

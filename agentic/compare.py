@@ -268,6 +268,7 @@ def receipt_differences(base: LoadedReport, new: LoadedReport) -> list[str]:
     never ran cannot be checked and makes the reports incomparable."""
     if base.kind != "lane" or new.kind != "lane":
         raise ContractError("report_kind_mismatch", "--receipts compares two lane reports")
+    _check_same_fixture(base, new)
     held = {_json_pair_key(r["canonical"]): r["canonical"] for r in base.document["receipts"]}
     differences = []
     for receipt in new.document["receipts"]:
@@ -281,17 +282,22 @@ def receipt_differences(base: LoadedReport, new: LoadedReport) -> list[str]:
     return differences
 
 
-def check_comparable(base: LoadedReport, new: LoadedReport) -> None:
-    if base.kind != new.kind:
-        raise ContractError(
-            "report_kind_mismatch", f"cannot compare a {base.kind} report with a {new.kind} report"
-        )
+def _check_same_fixture(base: LoadedReport, new: LoadedReport) -> None:
+    """Reports of two fixtures are a refusal (exit 2), never a regression."""
     if base.fixture_fingerprint != new.fixture_fingerprint:
         raise ContractError(
             "fixture_fingerprint_mismatch",
             f"BASE measured fixture {base.fixture_fingerprint[:12]}, NEW measured "
             f"{new.fixture_fingerprint[:12]}: different corpora, re-baseline instead",
         )
+
+
+def check_comparable(base: LoadedReport, new: LoadedReport) -> None:
+    if base.kind != new.kind:
+        raise ContractError(
+            "report_kind_mismatch", f"cannot compare a {base.kind} report with a {new.kind} report"
+        )
+    _check_same_fixture(base, new)
     difference = _first_difference(base.identity, new.identity, "")
     if difference is not None:
         raise ContractError(

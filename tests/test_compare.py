@@ -365,6 +365,15 @@ def test_a_pair_the_base_never_ran_is_refused_with_exit_2(
     assert "pair_not_in_base" in err
 
 
+def test_receipts_of_reports_of_two_fixtures_are_refused_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+) -> None:
+    other = changed(reports["lane"], lambda r: r.update(fixtureFingerprint="f" * 64))
+    code, _, err = outcome(tmp_path, capsys, reports["lane"], other, "--receipts")
+    assert code == 2
+    assert "fixture_fingerprint_mismatch" in err
+
+
 def test_receipts_of_a_ranking_report_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
 ) -> None:

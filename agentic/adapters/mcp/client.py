@@ -165,6 +165,9 @@ class LoopConnection(Generic[LiveT]):
         except Exception as exc:
             self.close()
             raise McpClientError("spawn_failed", f"{what} failed: {exc}") from exc
+        except BaseException:  # an interrupt or SIGTERM while starting: leave nothing running
+            self.close()
+            raise
         self.startup_ms = (time.perf_counter() - started) * 1000.0
 
     def close(self) -> None:
