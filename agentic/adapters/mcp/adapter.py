@@ -253,23 +253,18 @@ class McpAdapter:
     def _connect(self, root: Path, run_root: Path, timeout_s: float) -> Connection:
         profile = self._profile
         argv, env = profile.command(root), profile.environment(root, run_root)
+        limits = ConnectionLimits(
+            max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
+        )
         if profile.http is None:
-            limits = ConnectionLimits(
-                max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
-            )
             return McpConnection.open(ChildSpec(argv, env, run_root), limits, timeout_s=timeout_s)
-        from agentic.adapters.mcp.http_client import HttpConnection, HttpLimits, free_port
+        from agentic.adapters.mcp.http_client import HttpConnection, free_port
 
         port = free_port() if profile.http.needs_port else None
         if port is not None:
             argv = tuple(part.replace("{port}", str(port)) for part in argv)
         spec = ChildSpec(argv, env, run_root) if profile.http.starts_server else None
-        http_limits = HttpLimits(
-            max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
-        )
-        return HttpConnection.open(
-            profile.http.resolve(port), spec, http_limits, timeout_s=timeout_s
-        )
+        return HttpConnection.open(profile.http.resolve(port), spec, limits, timeout_s=timeout_s)
 
     @staticmethod
     def _list_product_tools(

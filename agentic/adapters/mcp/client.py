@@ -234,6 +234,14 @@ class LoopConnection(Generic[LiveT]):
         raise NotImplementedError
 
 
+async def start_child(spec: ChildSpec) -> Process:
+    """Spawn a server child; a failure to start is ``spawn_failed``."""
+    try:
+        return await spawn(spec)
+    except OSError as exc:
+        raise McpClientError("spawn_failed", f"cannot start {spec.argv[0]}: {exc}") from exc
+
+
 def first_client_error(exc: BaseException) -> BaseException:
     """The first McpClientError inside an exception group, or the exception itself."""
     if isinstance(exc, BaseExceptionGroup):
@@ -268,12 +276,7 @@ class McpConnection(LoopConnection["_Live"]):
     # -- the loop thread ----------------------------------------------------------------------
 
     async def _owner(self) -> None:
-        try:
-            process = await spawn(self._spec)
-        except OSError as exc:
-            raise McpClientError(
-                "spawn_failed", f"cannot start {self._spec.argv[0]}: {exc}"
-            ) from exc
+        process = await start_child(self._spec)
         self.pid = process.pid
         try:
             await self._serve(process)

@@ -36,12 +36,17 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from agentic.adapters.mcp.client import CLIENT_INFO, LoopConnection, McpClientError
+from agentic.adapters.mcp.client import (
+    CLIENT_INFO,
+    ConnectionLimits,
+    LoopConnection,
+    McpClientError,
+    start_child,
+)
 from agentic.adapters.mcp.process import (
     ChildSpec,
     StderrTail,
     drain_stderr,
-    spawn,
     terminate,
 )
 
@@ -52,13 +57,6 @@ _CONNECT_PROBE_S = 1.0
 # The SDK logs transport trouble it also reports to us as errors; we classify those ourselves.
 logging.getLogger("mcp").addHandler(logging.NullHandler())
 logging.getLogger("httpx2").addHandler(logging.NullHandler())
-
-
-@dataclass(frozen=True)
-class HttpLimits:
-    max_message_bytes: int
-    stderr_bytes: int = 65536
-    close_grace_s: float = 1.0
 
 
 class _Faults:
@@ -145,7 +143,7 @@ class HttpConnection(LoopConnection[_Live]):
     """A started, initialized MCP session over streamable HTTP. Use :meth:`open`."""
 
     def __init__(
-        self, url: str, spec: ChildSpec | None, limits: HttpLimits, init_timeout_s: float
+        self, url: str, spec: ChildSpec | None, limits: ConnectionLimits, init_timeout_s: float
     ) -> None:
         super().__init__(limits.close_grace_s, limits.stderr_bytes, "mcp-http")
         self._url = url
@@ -155,7 +153,7 @@ class HttpConnection(LoopConnection[_Live]):
 
     @classmethod
     def open(
-        cls, url: str, spec: ChildSpec | None, limits: HttpLimits, *, timeout_s: float
+        cls, url: str, spec: ChildSpec | None, limits: ConnectionLimits, *, timeout_s: float
     ) -> HttpConnection:
         """Start the server when ``spec`` is given, wait for it, connect and initialize within
         ``timeout_s``; on any failure nothing is left running."""
@@ -215,12 +213,7 @@ class HttpConnection(LoopConnection[_Live]):
 
     async def _start_server(self, pumps: anyio.abc.TaskGroup) -> Process:
         assert self._spec is not None
-        try:
-            process = await spawn(self._spec)
-        except OSError as exc:
-            raise McpClientError(
-                "spawn_failed", f"cannot start {self._spec.argv[0]}: {exc}"
-            ) from exc
+        process = await start_child(self._spec)
         self.pid = process.pid
         for stream in (process.stdout, process.stderr):
             if stream is not None:

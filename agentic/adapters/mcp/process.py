@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,17 +180,36 @@ async def terminate(process: Process, grace_s: float) -> None:
 @dataclass(frozen=True)
 class Finished:
     returncode: int
-    stderr_tail: str
+    stdout: str
+    stderr: str
+
+    @property
+    def stderr_tail(self) -> str:
+        return self.stderr.strip()[-STDERR_TAIL_CHARS:]
+
+    def tail(self) -> str:
+        """The end of stderr (else stdout) on one line, for an error message."""
+        text = (self.stderr.strip() or self.stdout.strip())[-STDERR_TAIL_CHARS:]
+        return " ".join(text.split())
 
 
-def run_bounded(
-    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, timeout_s: float, *, label: str
+class ChildStartError(Exception):
+    """A bounded command could not be started; the message is the OS's reason."""
+
+
+class ChildTimeoutError(Exception):
+    """A bounded command did not finish within its time (its group was killed)."""
+
+
+def run_to_completion(
+    argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout_s: float
 ) -> Finished:
-    """Run one command to completion in its own process group, killing the whole group on
-    timeout (``adapter_preparation_timeout``) and after exit, so no descendant outlives it."""
+    """Run one command in its own process group and capture its output; kill the whole group on
+    timeout and after exit, so no helper it spawned outlives it. Raises ChildStartError or
+    ChildTimeoutError; callers word them in their own error type."""
     try:
         child = subprocess.Popen(
-            argv,
+            list(argv),
             env=dict(env),
             cwd=cwd,
             stdin=subprocess.DEVNULL,
@@ -199,21 +218,38 @@ def run_bounded(
             start_new_session=True,
         )
     except OSError as exc:
-        raise AdapterError(
-            "adapter_preparation_failed", "harness_error", f"cannot run {argv[0]}: {exc.strerror}"
-        ) from None
+        raise ChildStartError(exc.strerror or str(exc)) from None
     with child:
         try:
-            _, stderr = child.communicate(timeout=timeout_s)
+            out, err = child.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             kill_group(child.pid)
             child.communicate()
-            raise AdapterError(
-                "adapter_preparation_timeout", "harness_error", f"{label} exceeded {timeout_s:g} s"
-            ) from None
-        kill_group(child.pid)  # a daemonized descendant must not outlive it
-    tail = stderr.decode("utf-8", errors="replace").strip()[-STDERR_TAIL_CHARS:]
-    return Finished(returncode=child.returncode, stderr_tail=tail)
+            raise ChildTimeoutError(f"{timeout_s:g} s") from None
+        finally:
+            kill_group(child.pid)
+    return Finished(
+        child.returncode,
+        out.decode("utf-8", errors="replace"),
+        err.decode("utf-8", errors="replace"),
+    )
+
+
+def run_bounded(
+    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, timeout_s: float, *, label: str
+) -> Finished:
+    """A preparation step, bounded (see ``run_to_completion``): failing to start is
+    ``adapter_preparation_failed``, running out of time ``adapter_preparation_timeout``."""
+    try:
+        return run_to_completion(argv, env, cwd, timeout_s)
+    except ChildStartError as exc:
+        raise AdapterError(
+            "adapter_preparation_failed", "harness_error", f"cannot run {argv[0]}: {exc}"
+        ) from None
+    except ChildTimeoutError:
+        raise AdapterError(
+            "adapter_preparation_timeout", "harness_error", f"{label} exceeded {timeout_s:g} s"
+        ) from None
 
 
 def pid_exists(pid: int) -> bool:
