@@ -9,32 +9,57 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import NoReturn
 
+from agentic import __version__
 from agentic.contract.errors import ContractError
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_ERROR = 2
 
-# Each module defines ``register(subparsers)``, which adds its subcommand(s) and sets
-# ``func(args) -> int`` as the handler.
-COMMAND_MODULES: tuple[str, ...] = (
-    "agentic.commands.validate",
-    "agentic.commands.canonical",
-    "agentic.commands.fixture",
-    "agentic.commands.tools",
-    "agentic.commands.catalog",
-    "agentic.commands.prepare",
-    "agentic.commands.serve",
-    "agentic.commands.run",
-    "agentic.commands.score",
-    "agentic.commands.ranking",
-    "agentic.commands.generation",
-    "agentic.commands.matrix",
-    "agentic.commands.compare",
-    "agentic.commands.qmd_setup",
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand as data: its name, the module that implements it, its one-line help.
+
+    The module defines ``register(subparsers)``, which adds the full subparser (with the same
+    help) and sets ``func(args) -> int`` as the handler. It is imported only when its command
+    runs, so ``agentic run`` never pays for the MCP SDK, llama.cpp or qmd unless it uses them.
+    """
+
+    name: str
+    module: str
+    help: str
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "validate",
+        "agentic.commands.validate",
+        "validate a task, oracle, envelope, receipt or report file",
+    ),
+    Command(
+        "canonical",
+        "agentic.commands.canonical",
+        "print the RFC 8785 canonical bytes (or their sha256) of a JSON file",
+    ),
+    Command("fixture", "agentic.commands.fixture", "verify, describe or re-pin a fixture"),
+    Command("tools", "agentic.commands.tools", "print the frozen tool contract"),
+    Command("catalog", "agentic.commands.catalog", "list the adapters, agents and named lanes"),
+    Command("prepare", "agentic.commands.prepare", "build an adapter's native index"),
+    Command(
+        "serve", "agentic.commands.serve", "serve a prepared lexical index as an MCP stdio server"
+    ),
+    Command("run", "agentic.commands.run", "run a lane and score it"),
+    Command("score", "agentic.commands.score", "re-score the receipts of a stored report"),
+    Command("ranking", "agentic.commands.ranking", "score retrieval alone against the goldens"),
+    Command("generation", "agentic.commands.generation", "score answers in oracle/e2e/noretrieval"),
+    Command("matrix", "agentic.commands.matrix", "capability table across locked local models"),
+    Command("compare", "agentic.commands.compare", "gate a report against a baseline"),
+    Command("qmd", "agentic.commands.qmd_setup", "install, verify or pin the qmd comparator"),
 )
 
 
@@ -49,11 +74,25 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, if its first word is one."""
+    names = {command.name for command in COMMANDS}
+    return argv[0] if argv and argv[0] in names else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ``argv``: every subcommand is listed from ``COMMANDS``; only the one that
+    ``argv`` names gets its full arguments (and its module imported). Without ``argv``, every
+    subcommand is built in full (for documentation and tests)."""
     parser = _Parser(prog="agentic", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"agentic {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    chosen = None if argv is None else _chosen(argv)
+    for command in COMMANDS:
+        if argv is None or command.name == chosen:
+            importlib.import_module(command.module).register(subparsers)
+        else:
+            subparsers.add_parser(command.name, help=command.help)
     return parser
 
 
@@ -70,10 +109,11 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(arguments)
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
         code: int = args.func(args)
         return code
     except UsageError as exc:

@@ -19,22 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentic.contract.receipt import Capabilities, FailureClass, ToolResult
+from agentic.contract.receipt import Capabilities, ToolResult
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
-
-
-class AdapterError(Exception):
-    """A failure with a contract code and class; the message is diagnostic only."""
-
-    def __init__(self, code: str, failure_class: FailureClass, message: str = "") -> None:
-        self.code = code
-        self.failure_class = failure_class
-        super().__init__(message or code)
-
-
-class AdapterCallError(AdapterError):
-    """A tool call failed (timeout, crash, scope violation, invalid result)."""
 
 
 @dataclass(frozen=True)

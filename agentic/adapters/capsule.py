@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic.adapters import indexed, reads
-from agentic.adapters.base import AdapterCallError, AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
 from agentic.adapters.capsule_plan import CapsulePlan, normalize_text, plan_query
 from agentic.adapters.capsule_select import (
     GLOBAL_BUDGET,
@@ -38,7 +38,9 @@ from agentic.adapters.capsule_select import (
     Selection,
     select,
 )
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical import DEFAULT_LIMIT, search_scopes
+from agentic.adapters.lexical_index import is_blank
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.receipt import Capabilities, ToolResult
 from agentic.contract.task import AgentTask
@@ -80,7 +82,7 @@ def line_candidates(files: Sequence[CorpusFile], facets: tuple[str, ...]) -> lis
     candidates: list[Candidate] = []
     for uri_index, file in enumerate(files):
         for number, line in enumerate(file.lines, start=1):
-            if reads.is_blank(line):
+            if is_blank(line):
                 continue
             text = normalize_text(line)
             candidates.append(

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agentic.adapters.base import AdapterCallError
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.fts_query import compile_query
 from agentic.adapters.lexical_index import utf16_key
 

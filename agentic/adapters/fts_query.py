@@ -23,7 +23,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agentic.adapters.base import AdapterCallError
+from agentic.adapters.errors import AdapterCallError
 
 INVALID_QUERY = "invalid_search_query"
 

@@ -18,21 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from agentic.adapters import reads
-from agentic.adapters.base import (
-    AdapterCallError,
-    AdapterError,
-    CallOutcome,
-    PreparedIndex,
-    ResetInfo,
-)
-from agentic.adapters.lexical_index import LexicalIndex, build_index
+from agentic.adapters.base import CallOutcome, PreparedIndex, ResetInfo
+from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.adapters.lexical_index import INDEX_FILE, LexicalIndex, build_index
 from agentic.contract.canonical import fingerprint
 from agentic.contract.receipt import Capabilities
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.tools import TOOL_NAMES, argument_errors, tool_definitions
-
-INDEX_FILE = "lexical.sqlite"
 
 INDEXED_CAPABILITIES = Capabilities.model_validate(
     {

@@ -29,7 +29,7 @@ from typing import Any
 
 from agentic.adapters import indexed, reads
 from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
-from agentic.adapters.lexical_index import Hit
+from agentic.adapters.lexical_index import Hit, first_chunk_end
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -109,7 +109,7 @@ def search_scope(
         if min_score is not None and score < min_score:
             continue
         file = reads.snapshot_file(context.snapshot, hit.uri)
-        end = reads.first_chunk_end(file.lines)
+        end = first_chunk_end(file.lines)
         scored.append(ScoredHit(uri=hit.uri, score=score, start_line=1, end_line=end))
         evidence.extend(reads.nonblank_evidence(file, 1, end, reads.LEXICAL_HASH_REASON))
     return ScopeResult(collection=collection, hits=tuple(scored), evidence=tuple(evidence))

@@ -44,12 +44,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentic.adapters.base import AdapterCallError
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.fts_query import compile_query
 from agentic.contract.canonical import fingerprint
-from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.fixture.spans import split_lines
+
+if TYPE_CHECKING:  # the reference server imports this module; it never builds an index
+    from agentic.fixture.snapshot import CorpusSnapshot
 
 TOKENIZER = "porter unicode61"
 SCHEMA_VERSION = "1"
@@ -76,6 +79,29 @@ _SEARCH_SQL = (
     "WHERE documents_fts MATCH ? AND d.collection = ? "
     "ORDER BY score, d.uri LIMIT ?"
 )
+
+
+# The index's file name inside a prepared root.
+INDEX_FILE = "lexical.sqlite"
+# A search hit's snippet range is the document's first chunk: as many leading lines as fit here.
+FIRST_CHUNK_BYTES = 1500
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+def first_chunk_end(lines: tuple[str, ...]) -> int:
+    """Last line of a document's first chunk: the longest prefix of lines whose UTF-8 size,
+    counting one LF per line, stays within FIRST_CHUNK_BYTES; never less than line 1."""
+    used = 0
+    end = 0
+    for line in lines:
+        used += len(line.encode("utf-8")) + 1
+        if used > FIRST_CHUNK_BYTES:
+            break
+        end += 1
+    return max(end, 1)
 
 
 @dataclass(frozen=True)

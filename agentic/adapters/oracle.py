@@ -20,7 +20,8 @@ from types import MappingProxyType
 from typing import Any
 
 from agentic.adapters import indexed, reads
-from agentic.adapters.base import AdapterError, AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.errors import AdapterError
 from agentic.contract.envelope import Evidence
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import Capabilities, ToolEvidence
@@ -110,5 +111,4 @@ class OracleAdapter:
         evidence = [observed(context.snapshot, e) for e in required_evidence(oracle)]
         for item in evidence:
             context.scope.check_uri(item.uri)
-        content = "\n".join(item.text for item in evidence)
-        return reads.source_outcome(content, evidence, 1)
+        return reads.source_outcome(evidence, 1)

@@ -10,12 +10,15 @@ Read rules:
 
 - ``get {uri, fromLine?, lineCount?}`` serves lines ``fromLine .. fromLine+lineCount-1`` clamped
   to the document (the whole document by default; nothing when ``fromLine`` is past the end).
-  Content is the served lines joined by LF; each non-blank served line is one single-line
-  evidence item. Two backend invocations per URI (lookup and read).
+  Each non-blank served line is one single-line evidence item. Two backend invocations per URI
+  (lookup and read).
 - ``multi_get {uris, maxBytes?}`` serves each URI whole, in request order. With ``maxBytes`` the
   served prefix stops before the first non-blank line whose UTF-8 size would push the cumulative
-  evidence text bytes over the cap; content and evidence then both end at that cut, so evidence
-  names exactly the lines that were served.
+  evidence text bytes over the cap, so evidence names exactly the lines that were served.
+
+As in contract v1.0, the content of both reads is the texts of their evidence items joined by LF:
+blank lines of a range are neither evidence nor content, and after a ``maxBytes`` cut only the
+kept items count. Content bytes, and so model-visible bytes, match the reference's byte for byte.
 """
 
 from __future__ import annotations
@@ -24,15 +27,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentic.adapters.base import AdapterCallError, CallOutcome
-from agentic.adapters.lexical_index import LexicalIndex
+from agentic.adapters.base import CallOutcome
+from agentic.adapters.errors import AdapterCallError
+from agentic.adapters.lexical_index import LexicalIndex, is_blank
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
 LEXICAL_HASH_REASON = "lexical results do not provide complete source/span hash pairs"
 READ_HASH_REASON = "document reads do not provide complete source/span hash pairs"
 INVOCATIONS_PER_READ = 2
-FIRST_CHUNK_BYTES = 1500
 
 _URI = re.compile(r"^gno://([^/]+)/.+$")
 
@@ -56,23 +59,6 @@ class TaskScope:
         match = _URI.match(uri)
         if match is None or match.group(1) not in self.collections:
             raise scope_violation(f"uri {uri!r} is not in a task collection")
-
-
-def is_blank(line: str) -> bool:
-    return not line.strip()
-
-
-def first_chunk_end(lines: tuple[str, ...]) -> int:
-    """Last line of a document's first chunk: the longest prefix of lines whose UTF-8 size,
-    counting one LF per line, stays within FIRST_CHUNK_BYTES; never less than line 1."""
-    used = 0
-    end = 0
-    for line in lines:
-        used += len(line.encode("utf-8")) + 1
-        if used > FIRST_CHUNK_BYTES:
-            break
-        end += 1
-    return max(end, 1)
 
 
 def line_evidence(file: CorpusFile, line: int, reason: str) -> ToolEvidence:
@@ -128,9 +114,18 @@ class DocumentReader:
         return snapshot_file(self.snapshot, uri, stored.source_hash)
 
 
-def source_outcome(content: str, evidence: list[ToolEvidence], invocations: int) -> CallOutcome:
+def read_content(evidence: list[ToolEvidence]) -> str:
+    """A read's content under contract v1.0: its evidence texts joined by LF."""
+    return "\n".join(item.text for item in evidence)
+
+
+def source_outcome(evidence: list[ToolEvidence], invocations: int) -> CallOutcome:
     result = ToolResult(
-        status="ok", resultRole="source", content=content, evidence=tuple(evidence), errorCode=None
+        status="ok",
+        resultRole="source",
+        content=read_content(evidence),
+        evidence=tuple(evidence),
+        errorCode=None,
     )
     return CallOutcome(result=result, backend_invocations=invocations)
 
@@ -144,9 +139,8 @@ def get(
     start = int(arguments.get("fromLine", 1))
     count = arguments.get("lineCount")
     end = len(file.lines) if count is None else min(start + int(count) - 1, len(file.lines))
-    served = file.lines[start - 1 : end] if start <= end else ()
     evidence = nonblank_evidence(file, start, end, READ_HASH_REASON)
-    return source_outcome("\n".join(served), evidence, INVOCATIONS_PER_READ)
+    return source_outcome(evidence, INVOCATIONS_PER_READ)
 
 
 def multi_get(
@@ -156,24 +150,16 @@ def multi_get(
     for uri in uris:
         scope.check_uri(uri)
     files = [reader.read(uri, deadline) for uri in uris]
-    cap = arguments.get("maxBytes")
+    cap = None if arguments.get("maxBytes") is None else int(arguments["maxBytes"])
     used = 0
-    blocks: list[str] = []
     evidence: list[ToolEvidence] = []
     for file in files:
-        served: list[str] = []
-        cut = False
         for number, line in enumerate(file.lines, start=1):
-            if not is_blank(line):
-                size = len(line.encode("utf-8"))
-                if cap is not None and used + size > int(cap):
-                    cut = True
-                    break
-                used += size
-                evidence.append(line_evidence(file, number, READ_HASH_REASON))
-            served.append(line)
-        if served:
-            blocks.append("\n".join(served))
-        if cut:
-            break
-    return source_outcome("\n".join(blocks), evidence, INVOCATIONS_PER_READ * len(uris))
+            if is_blank(line):
+                continue
+            size = len(line.encode("utf-8"))
+            if cap is not None and used + size > cap:
+                return source_outcome(evidence, INVOCATIONS_PER_READ * len(uris))
+            used += size
+            evidence.append(line_evidence(file, number, READ_HASH_REASON))
+    return source_outcome(evidence, INVOCATIONS_PER_READ * len(uris))

@@ -17,7 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentic.adapters.base import Adapter, AdapterError, PreparedIndex
+from agentic.adapters.base import Adapter, PreparedIndex
+from agentic.adapters.errors import AdapterError
 from agentic.commands.argtypes import add_backend_option
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture, load_fixture

@@ -2,7 +2,8 @@
 
 DIR is the output folder of ``agentic prepare --adapter lexical --out DIR`` (or of
 ``--adapter mcp-reference``, which builds the same index). Stdout carries the MCP protocol only;
-every diagnostic goes to stderr. The server runs until its stdin closes.
+every diagnostic goes to stderr. The server runs until its stdin closes. The ``mcp-reference``
+adapter starts the same server through its slim entry point, ``python -m agentic.server``.
 """
 
 from __future__ import annotations
@@ -10,9 +11,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 from typing import Any
-
-from agentic.adapters.indexed import INDEX_FILE
-from agentic.contract.errors import ContractError
 
 
 def register(subparsers: Any) -> None:
@@ -24,11 +22,8 @@ def register(subparsers: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    db_path: Path = args.index / INDEX_FILE
-    if not db_path.is_file():
-        raise ContractError("index_not_found", f"no prepared index at {db_path}")
     # Imported here: the MCP SDK is slow to import, and no other command needs it.
-    from agentic.server.app import serve
+    from agentic.server.app import serve_index
 
-    serve(db_path)
+    serve_index(args.index)
     return 0

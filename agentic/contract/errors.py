@@ -6,6 +6,11 @@ and name the problem precisely (a file, a JSON pointer, a field).
 
 from __future__ import annotations
 
+from typing import Literal
+
+# Who failed, as a receipt's ``failure.class`` records it (contract v1.0).
+FailureClass = Literal["none", "harness_error", "agent_error", "product_error"]
+
 
 class ContractError(ValueError):
     """Input violates the contract: bad JSON, a schema or semantic rule, a tampered file."""

@@ -23,10 +23,12 @@ from agentic.contract.base import (
     TaskId,
 )
 from agentic.contract.envelope import FinalEnvelope, Provenance, StopReason
+from agentic.contract.errors import FailureClass
+
+__all__ = ["FailureClass"]  # re-exported: receipts are where most readers look for it
 
 CapabilityState = Literal["supported", "unsupported", "unavailable"]
 ResultRole = Literal["candidates", "source", "evidence_bundle"]
-FailureClass = Literal["none", "harness_error", "agent_error", "product_error"]
 Lifecycle = Literal["cold", "warm"]
 LIFECYCLES: tuple[Lifecycle, ...] = ("cold", "warm")
 
@@ -130,6 +132,8 @@ class Fingerprints(ContractModel):
 
 
 class CanonicalReceipt(ContractModel):
+    # Repeated inside canonical (contract v1.0): it is part of every receipt's fingerprinted bytes.
+    schemaVersion: Literal["1.0"]
     taskId: TaskId
     adapterId: Str
     trialId: Str

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -44,6 +44,14 @@ class Environment(ContractModel):
     fixtureVersion: Str
     agentId: Str
     trials: Annotated[tuple[Trial, ...], Field(min_length=1)]
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        # pythonVersion is our extension: a report without it (the reference writes none) keeps
+        # its own environment bytes, so its canonicalFingerprint recomputes to what it states.
+        if data["pythonVersion"] is None:
+            del data["pythonVersion"]
+        return data
 
 
 class PreparationObservations(ContractModel):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentic.adapters.base import AdapterCallError, AdapterError
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import ToolResult
 from agentic.contract.task import AgentTask

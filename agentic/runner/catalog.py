@@ -321,7 +321,7 @@ def _qmd_models_missing() -> str | None:
 
 
 def _gno_missing() -> str | None:
-    from agentic.adapters.base import AdapterError
+    from agentic.adapters.errors import AdapterError
     from agentic.adapters.mcp.gno import locate_executable
 
     try:

@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from agentic.adapters.base import Adapter, AdapterError, AdapterSession, PreparedIndex, ResetInfo
+from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetInfo
+from agentic.adapters.errors import AdapterError
 from agentic.agents.base import Agent, AgentSession
 from agentic.contract.canonical import fingerprint
 from agentic.contract.receipt import Fingerprints, Lifecycle, Timing, TrajectoryReceipt

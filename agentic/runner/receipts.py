@@ -100,6 +100,7 @@ def build_receipt(
     envelope = outcome.envelope
     not_run = Timing.unavailable("pair not run")
     canonical = CanonicalReceipt(
+        schemaVersion="1.0",
         taskId=pair.task_id,
         adapterId=pair.adapter_id,
         trialId=pair.trial_id,

@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentic.adapters.base import AdapterCallError, AdapterSession, CallOutcome
+from agentic.adapters.base import AdapterSession, CallOutcome
+from agentic.adapters.errors import AdapterCallError
 from agentic.agents.base import AgentSession
 from agentic.contract.canonical import canonical_text
 from agentic.contract.envelope import FinalEnvelope

@@ -33,9 +33,14 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 
-from agentic.adapters.base import AdapterError
-from agentic.adapters.lexical_index import LexicalIndex, StoredDocument
-from agentic.adapters.reads import first_chunk_end, is_blank
+from agentic.adapters.errors import AdapterError
+from agentic.adapters.lexical_index import (
+    INDEX_FILE,
+    LexicalIndex,
+    StoredDocument,
+    first_chunk_end,
+    is_blank,
+)
 from agentic.contract.errors import ContractError
 
 SERVER_NAME = "agentic-reference"
@@ -257,6 +262,14 @@ def build_server(kb: KnowledgeBase) -> MCPServer[Any]:
 
     del kb_search, kb_get, kb_multi_get
     return server
+
+
+def serve_index(index_dir: Path) -> None:
+    """Serve the prepared index folder ``index_dir`` on stdio until stdin closes."""
+    db_path = index_dir / INDEX_FILE
+    if not db_path.is_file():
+        raise ContractError("index_not_found", f"no prepared index at {db_path}")
+    serve(db_path)
 
 
 def serve(db_path: Path) -> None:

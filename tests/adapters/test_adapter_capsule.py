@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError, CallOutcome
+from agentic.adapters.base import CallOutcome
 from agentic.adapters.capsule import CONFIG, CapsuleAdapter
 from agentic.adapters.capsule_plan import plan_query
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.reads import READ_HASH_REASON
 from agentic.contract.canonical import canonical_bytes, canonical_text, fingerprint
 from agentic.contract.receipt import ToolResult

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError
 from agentic.adapters.capsule_plan import claim_terms, plan_query
 from agentic.adapters.capsule_select import Candidate, Omission, select
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.reads import READ_HASH_REASON
 from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusFile

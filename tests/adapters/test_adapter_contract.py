@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import Adapter, AdapterCallError, AdapterError, AdapterSession
+from agentic.adapters.base import Adapter, AdapterSession
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.contract.canonical import canonical_bytes, fingerprint, sha256_hex
 from agentic.contract.receipt import Capabilities, ToolResult
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -91,6 +92,11 @@ def assert_exact_evidence(
             "harness_observed",
             "harness_observed",
         )
+
+
+def nonblank_joined(lines: list[str]) -> str:
+    """A read's content under contract v1.0: the non-blank served lines joined by LF."""
+    return "\n".join(line for line in lines if line.strip())
 
 
 def single_lines(uri: str, numbers: list[int]) -> list[tuple[str, int, int]]:
@@ -334,7 +340,7 @@ def test_get_reads_the_whole_document_with_one_evidence_item_per_non_blank_line(
     result = call(session, "get", uri=POLICY_URI).result
 
     assert (result.status, result.resultRole, result.errorCode) == ("ok", "source", None)
-    assert result.content == "\n".join(POLICY_LINES)
+    assert result.content == nonblank_joined(POLICY_LINES)
     assert coordinates(result) == single_lines(POLICY_URI, [1, 3, 4, 6, 7])
     assert_exact_evidence(result, world.snapshot, {"c001"})
 
@@ -352,7 +358,7 @@ def test_get_serves_an_exact_inclusive_line_range(
 def test_get_clamps_a_range_that_runs_past_the_end(session: AdapterSession) -> None:
     result = call(session, "get", uri=POLICY_URI, fromLine=6, lineCount=50).result
 
-    assert result.content == "\n".join(POLICY_LINES[5:])
+    assert result.content == nonblank_joined(POLICY_LINES[5:])
     assert coordinates(result) == single_lines(POLICY_URI, [6, 7])
 
 
@@ -375,6 +381,17 @@ def test_get_of_a_blank_line_serves_it_without_evidence(session: AdapterSession)
     assert (result.content, result.evidence) == ("", ())
 
 
+def test_get_content_is_the_non_blank_lines_of_the_range_joined_by_lf(
+    session: AdapterSession,
+) -> None:
+    # Contract v1.0: a blank line inside the range is neither evidence nor content.
+    result = call(session, "get", uri=POLICY_URI, fromLine=1, lineCount=4).result
+
+    expected = f"{POLICY_LINES[0]}\n{POLICY_LINES[2]}\n{POLICY_LINES[3]}"
+    assert result.content.encode("utf-8") == expected.encode("utf-8")
+    assert result.content == "\n".join(item.text for item in result.evidence)
+
+
 def test_get_of_an_unknown_document_in_a_task_collection_is_a_product_error(
     session: AdapterSession,
 ) -> None:
@@ -391,7 +408,7 @@ def test_multi_get_reads_each_uri_whole_in_request_order(
     assert draft is not None
     draft_lines = draft.lines
     assert result.resultRole == "source"
-    assert result.content == "\n".join([*draft_lines, *POLICY_LINES])
+    assert result.content == nonblank_joined([*draft_lines, *POLICY_LINES])
     assert coordinates(result) == [
         *single_lines(DRAFT_URI, [1, 3]),
         *single_lines(POLICY_URI, [1, 3, 4, 6, 7]),
@@ -410,7 +427,7 @@ def test_multi_get_max_bytes_keeps_the_longest_evidence_prefix_that_fits(
 
     assert coordinates(result) == single_lines(POLICY_URI, [1, 3])
     assert sum(len(e.text.encode()) for e in result.evidence) <= cap
-    assert result.content == "\n".join(POLICY_LINES[:3])
+    assert result.content == f"{POLICY_LINES[0]}\n{POLICY_LINES[2]}"
 
 
 def test_repeated_calls_return_byte_identical_results(

@@ -12,12 +12,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentic.adapters.base import AdapterCallError, AdapterError
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.fts_query import compile_query
-from agentic.adapters.indexed import INDEX_FILE
 from agentic.adapters.lexical import LexicalAdapter, normalize
-from agentic.adapters.lexical_index import LexicalIndex, index_fingerprint
-from agentic.adapters.reads import FIRST_CHUNK_BYTES
+from agentic.adapters.lexical_index import (
+    FIRST_CHUNK_BYTES,
+    INDEX_FILE,
+    LexicalIndex,
+    index_fingerprint,
+)
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.receipt import ToolResult
 from agentic.fixture.snapshot import CorpusSnapshot

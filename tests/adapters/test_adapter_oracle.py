@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic.adapters.base import AdapterError
+from agentic.adapters.errors import AdapterError
 from agentic.adapters.oracle import ORACLE_HASH_REASON, OracleAdapter
 from agentic.contract.oracle import HiddenOracle
 from tests.adapters.adapter_sessions import call, open_session

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError, AdapterError
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.adapter import McpSession
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.runner.catalog import load_catalog

@@ -107,6 +107,7 @@ def receipt() -> dict[str, Any]:
     return {
         "schemaVersion": "1.0",
         "canonical": {
+            "schemaVersion": "1.0",
             "taskId": TASK_ID,
             "adapterId": "lexical",
             "trialId": "fixture-01",

@@ -267,6 +267,7 @@ def receipts(draw: Draw) -> dict[str, Any]:
     }
     fingerprint_names = ("corpus", "prompt", "tools", "model", "runtime", "config", "index")
     canonical = {
+        "schemaVersion": "1.0",
         "taskId": draw(task_ids),
         "adapterId": draw(texts),
         "trialId": draw(texts),

@@ -10,7 +10,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from agentic.adapters.base import AdapterCallError, AdapterError
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp import gno
 from agentic.adapters.mcp.adapter import McpAdapter, product_tools_fingerprint
 from agentic.adapters.mcp.profile import CallScope, ParseInput, RawResult

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError, AdapterError
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.contract.receipt import FailureClass
 from agentic.fixture.loader import Fixture

@@ -11,15 +11,10 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import (
-    AdapterCallError,
-    AdapterError,
-    AdapterSession,
-    CallOutcome,
-    PreparedIndex,
-)
-from agentic.adapters.indexed import INDEX_FILE
+from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical import LexicalAdapter
+from agentic.adapters.lexical_index import INDEX_FILE
 from agentic.adapters.mcp import reference
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.fixture.loader import Fixture

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic.adapters.indexed import INDEX_FILE
-from agentic.adapters.lexical_index import LexicalIndex, build_index
+from agentic.adapters.lexical_index import INDEX_FILE, LexicalIndex, build_index
 from agentic.fixture.loader import Fixture
 from agentic.server.app import KnowledgeBase, ProductError, index_collections
 from tests.mcp.support import DOC_B, DOC_B_LINES

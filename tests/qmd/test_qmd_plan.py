@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.qmd.plan import MAX_SUBQUERIES, plan_lex
 
 

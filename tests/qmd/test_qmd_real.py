@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError, PreparedIndex
+from agentic.adapters.base import PreparedIndex
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.adapters.mcp.client import ConnectionLimits, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import AdapterCallError, CallOutcome
+from agentic.adapters.base import CallOutcome
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.qmd.results import (
     Resource,
     get_outcome,

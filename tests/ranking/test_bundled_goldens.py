@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import pytrec_eval
 
-from agentic.adapters.reads import first_chunk_end
+from agentic.adapters.lexical_index import first_chunk_end
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.ranking.goldens import Golden, GoldenSet, load_goldens
 from agentic.ranking.report import report_json

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentic.adapters.base import AdapterCallError, CallOutcome, ResetInfo
+from agentic.adapters.base import CallOutcome, ResetInfo
+from agentic.adapters.errors import AdapterCallError
 from agentic.contract.canonical import canonical_text, sha256_hex
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleCall

@@ -272,6 +272,7 @@ def make_receipt(
         sum(t for t in measured if t is not None) if measured and None not in measured else None
     )
     data: dict[str, Any] = {
+        "schemaVersion": "1.0",
         "taskId": task_id,
         "adapterId": adapter,
         "trialId": trial,

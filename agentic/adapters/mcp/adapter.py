@@ -51,13 +51,8 @@ from typing import Any
 
 import mcp_types as types
 
-from agentic.adapters.base import (
-    AdapterCallError,
-    AdapterError,
-    CallOutcome,
-    PreparedIndex,
-    ResetInfo,
-)
+from agentic.adapters.base import CallOutcome, PreparedIndex, ResetInfo
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.client import (
     Connection,
     ConnectionLimits,

@@ -43,7 +43,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agentic.adapters.base import Adapter, AdapterCallError, AdapterError, CallOutcome
+from agentic.adapters.base import Adapter, CallOutcome
+from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.backend_config import BackendConfig, ToolMapping, load_backend_config
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.mcp.profile import (
@@ -68,7 +70,7 @@ from agentic.adapters.mcp.results import (
     scoped_file,
     span_rule_lines,
 )
-from agentic.adapters.reads import TaskScope, is_blank, nonblank_evidence
+from agentic.adapters.reads import TaskScope, nonblank_evidence, read_content
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
@@ -445,7 +447,9 @@ def _parser(shape: Literal["hits", "resources"]) -> Callable[[ParseInput], CallO
         if call.tool == "multi_get":
             max_bytes = call.arguments.get("maxBytes")
             items = _cut(items, None if max_bytes is None else int(max_bytes))
-        content = "\n".join("\n".join(item.lines) for item in items if item.lines)
+        # Contract v1.0: a read's content is its evidence texts (the served lines that equal the
+        # snapshot, blank lines never) joined by LF, whatever else the server sent.
+        content = read_content([evidence for item in items for evidence in item.evidence])
         return _outcome("source", content, items)
 
     return parse

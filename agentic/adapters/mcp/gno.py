@@ -34,7 +34,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agentic.adapters.base import AdapterCallError, AdapterError, CallOutcome
+from agentic.adapters.base import CallOutcome
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import utf16_key
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.mcp.profile import (

@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
-from agentic.adapters.base import AdapterError
+from agentic.adapters.errors import AdapterError
 
 # Environment variables a server may inherit: enough to find executables and decode text;
 # nothing that points at the user's own configuration, caches or credentials.

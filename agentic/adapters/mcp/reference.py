@@ -2,7 +2,7 @@
 MCP product, so the authoritative lane exercises real processes, cold and warm.
 
 Preparation builds the lexical index (the same builder, file and fingerprint as ``lexical``)
-directly in the prepared root; each attach runs ``<this python> -m agentic serve --index ROOT``
+directly in the prepared root; each attach runs ``<this python> -m agentic.server --index ROOT``
 in a fresh isolated HOME under ``ROOT/runs``.
 
 Mapping of the frozen tools onto the server's own:
@@ -15,9 +15,10 @@ Mapping of the frozen tools onto the server's own:
 - ``multi_get`` -> ``kb_multi_get {uris, maxBytes?, lineNumbers: false}``.
 
 Normalization reproduces the in-process ``lexical`` adapter's results from what the server
-returned: the same content (per-collection ``{mode:"bm25", query, results}`` payloads; served
-lines joined by LF), the same backend-invocation accounting (one per searched collection, two
-per requested URI) and evidence for every non-blank returned line that equals the snapshot.
+returned: the same content (per-collection ``{mode:"bm25", query, results}`` payloads; for reads
+the evidence texts, i.e. the non-blank served lines, joined by LF), the same backend-invocation
+accounting (one per searched collection, two per requested URI) and evidence for every
+non-blank returned line that equals the snapshot.
 Server error results end the call with the server's own code, which is the code ``lexical``
 raises for the same fault (``invalid_search_query``, ``document_not_found``, ...).
 """
@@ -33,9 +34,9 @@ from typing import Any
 
 import agentic
 from agentic.adapters import indexed
-from agentic.adapters.base import AdapterCallError, AdapterError, CallOutcome
-from agentic.adapters.indexed import INDEX_FILE
-from agentic.adapters.lexical_index import TOKENIZER, LexicalIndex, build_index
+from agentic.adapters.base import CallOutcome
+from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.adapters.lexical_index import INDEX_FILE, TOKENIZER, LexicalIndex, build_index
 from agentic.adapters.mcp.client import ConnectionLimits, McpConnection
 from agentic.adapters.mcp.process import ChildSpec, isolated_environment
 from agentic.adapters.mcp.profile import (
@@ -61,7 +62,12 @@ from agentic.adapters.mcp.results import (
     scoped_file,
     served_lines,
 )
-from agentic.adapters.reads import INVOCATIONS_PER_READ, TaskScope, scope_violation
+from agentic.adapters.reads import (
+    INVOCATIONS_PER_READ,
+    TaskScope,
+    read_content,
+    scope_violation,
+)
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -94,7 +100,8 @@ _PROBE_WORDS = 8
 
 
 def server_command(index_dir: Path) -> tuple[str, ...]:
-    return (sys.executable, "-m", "agentic", "serve", "--index", str(index_dir))
+    # The slim entry point: the full CLI would cost every cold pair its imports.
+    return (sys.executable, "-m", "agentic.server", "--index", str(index_dir))
 
 
 def server_environment(index_dir: Path, run_root: Path) -> dict[str, str]:
@@ -209,7 +216,8 @@ def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
     text = as_str(structured.get("text"), "text")
     lines = served_lines(text, start, end, "get result")
     evidence, mismatched = matching_evidence(file, start, lines, READ_HASH_REASON)
-    return _outcome("source", text, evidence, INVOCATIONS_PER_READ, mismatch_note(uri, mismatched))
+    notes = mismatch_note(uri, mismatched)
+    return _outcome("source", read_content(evidence), evidence, INVOCATIONS_PER_READ, notes)
 
 
 def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
@@ -221,7 +229,6 @@ def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         raise invalid("multi_get counts are inconsistent")
     if len(documents) > len(uris):
         raise invalid("multi_get returned more documents than requested")
-    blocks: list[str] = []
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
     for position, (item, expected) in enumerate(zip(documents, uris, strict=False)):
@@ -241,11 +248,10 @@ def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         found, mismatched = matching_evidence(
             file, 1, served_lines(text, 1, end, what), READ_HASH_REASON
         )
-        blocks.append(text)
         evidence.extend(found)
         notes.extend(mismatch_note(uri, mismatched))
     invocations = INVOCATIONS_PER_READ * len(uris)
-    return _outcome("source", "\n".join(blocks), evidence, invocations, notes)
+    return _outcome("source", read_content(evidence), evidence, invocations, notes)
 
 
 def _outcome(

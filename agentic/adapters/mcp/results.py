@@ -18,9 +18,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from agentic.adapters.base import AdapterCallError
+from agentic.adapters.errors import AdapterCallError
+from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.profile import CallScope
-from agentic.adapters.reads import is_blank, line_evidence, scope_violation
+from agentic.adapters.reads import line_evidence, scope_violation
 from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusFile
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from agentic.adapters.base import AdapterCallError
+from agentic.adapters.errors import AdapterCallError
 
 MAX_SUBQUERIES = 10
 _STOPWORD_TEXT = """a about after all also an and any are as at be been before but by can could

@@ -45,7 +45,8 @@ from typing import Any
 
 import mcp_types as types
 
-from agentic.adapters.base import AdapterCallError, AdapterError, CallOutcome
+from agentic.adapters.base import CallOutcome
+from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.client import ConnectionLimits, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.mcp.profile import (

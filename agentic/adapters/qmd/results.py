@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import unquote
 
-from agentic.adapters.base import AdapterCallError, CallOutcome
+from agentic.adapters.base import CallOutcome
+from agentic.adapters.errors import AdapterCallError
+from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.profile import CallScope
 from agentic.adapters.mcp.results import (
     as_int,
@@ -46,7 +48,7 @@ from agentic.adapters.mcp.results import (
     span_rule_lines,
 )
 from agentic.adapters.qmd.native import collection_names
-from agentic.adapters.reads import is_blank, scope_violation
+from agentic.adapters.reads import read_content, scope_violation
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile
@@ -173,7 +175,7 @@ def get_outcome(
     if count is not None and len(lines) > count:
         raise invalid(f"get asked for {count} lines and qmd served {len(lines)}")
     evidence, mismatched = matching_evidence(file, start, lines, READ_REASON)
-    return _outcome("source", "\n".join(lines), evidence, mismatch_note(uri, mismatched))
+    return _outcome("source", read_content(evidence), evidence, mismatch_note(uri, mismatched))
 
 
 def multi_get_outcome(
@@ -182,7 +184,6 @@ def multi_get_outcome(
     if len(resources) != len(uris):
         raise invalid(f"multi_get asked for {len(uris)} documents and qmd served {len(resources)}")
     used = 0
-    blocks: list[str] = []
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
     for resource, uri in zip(resources, uris, strict=True):
@@ -201,8 +202,6 @@ def multi_get_outcome(
         found, mismatched = matching_evidence(file, 1, served, READ_REASON)
         evidence.extend(found)
         notes.extend(mismatch_note(uri, mismatched))
-        if served:
-            blocks.append("\n".join(served))
         if cut:
             break
-    return _outcome("source", "\n".join(blocks), evidence, notes)
+    return _outcome("source", read_content(evidence), evidence, notes)
