@@ -1,8 +1,31 @@
-"""Canonical JSON (RFC 8785 via ``rfc8785``) and sha256 fingerprints.
+"""Canonical JSON (RFC 8785) and sha256 fingerprints.
 
 Canonical bytes are what every fingerprint in the kit hashes. Anything that is not plain JSON
 (tuples, sets, non-string keys, NaN, integers beyond 2^53-1, lone surrogates) raises instead of
 being coerced, so a fingerprint can never silently depend on a Python accident.
+
+``rfc8785`` is the reference serializer. Most values skip it for a fast path: the C encoder behind
+``json.dumps`` (sorted keys, no whitespace, ``ensure_ascii=False``) encoded as strict UTF-8. The
+fast path is taken only when one walk finds the value built from exact ``dict`` (string keys, none
+with a character above U+FFFF), ``list``, ``str``, ``bool``, ``None``, ``int`` within +-(2^53-1)
+and finite ``float`` whose ``repr`` has no exponent and does not end in ``.0``. For such a value
+both serializers emit the same bytes:
+
+- strings and keys: both escape exactly ``"``, ``\\`` and U+0000..U+001F, with the short forms
+  ``\\b \\f \\n \\r \\t`` and lowercase ``\\u00xx`` otherwise, and copy every other character
+  (U+007F, U+2028, U+2029 and astral characters included) as UTF-8;
+- member order: with every key in the BMP each character is one UTF-16 code unit of the same
+  value, so Python's code-point sort is RFC 8785's UTF-16 sort (an astral character is a surrogate
+  pair, which sorts below U+E000..U+FFFF, hence such keys go to the reference);
+- numbers: both spell an int as ``str(int)``; the reference spells a float as its ``repr`` but
+  rewrites an exponent (1e+21, 5e-324) and drops a trailing ``.0`` (64.0, -0.0), so only floats
+  needing neither are left to the C encoder, which spells every finite float as its ``repr``.
+
+Validity follows too: such a value holds nothing the check rejects except, possibly, a surrogate,
+and a surrogate makes the strict UTF-8 encoding fail. Every other value, and every such failure,
+takes the reference path unchanged (the check, then ``rfc8785``), so every rejection is raised by
+the same check with the same code and message as before.
+tests/contract/test_canonical_fast_path.py holds the two paths byte-equal.
 """
 
 from __future__ import annotations
@@ -21,42 +44,118 @@ MAX_SAFE_INTEGER = 2**53 - 1
 ZERO_HASH = "0" * 64
 # Any surrogate code point in a Python str is unpaired (pairs decode to one code point).
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SEPARATORS = (",", ":")
 
 
-def _check(value: Any, pointer: str) -> None:
+class _NonJsonError(Exception):
+    """A non-JSON value; its JSON pointer is assembled only while the rejection unwinds."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.segments: list[str] = []  # innermost first
+
+    def contract_error(self) -> ContractError:
+        pointer = "".join("/" + segment for segment in reversed(self.segments))
+        return ContractError("non_json_value", f"{self.reason} at {pointer or '/'}")
+
+
+def _reject_non_json(value: Any) -> None:
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
         if abs(value) > MAX_SAFE_INTEGER:
-            raise ContractError("non_json_value", f"integer beyond 2^53-1 at {pointer or '/'}")
+            raise _NonJsonError("integer beyond 2^53-1")
         return
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ContractError("non_json_value", f"non-finite number at {pointer or '/'}")
+            raise _NonJsonError("non-finite number")
         return
     if isinstance(value, str):
         if not value.isascii() and _LONE_SURROGATE.search(value):
-            raise ContractError("non_json_value", f"lone surrogate at {pointer or '/'}")
+            raise _NonJsonError("lone surrogate")
         return
     if isinstance(value, list):
         for index, item in enumerate(value):
-            _check(item, f"{pointer}/{index}")
+            try:
+                _reject_non_json(item)
+            except _NonJsonError as rejected:
+                rejected.segments.append(str(index))
+                raise
         return
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
-                raise ContractError("non_json_value", f"non-string key {key!r} at {pointer or '/'}")
-            _check(key, pointer)
-            _check(item, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}")
+                raise _NonJsonError(f"non-string key {key!r}")
+            # A bad key is reported at its object, as it has no pointer of its own.
+            _reject_non_json(key)
+            try:
+                _reject_non_json(item)
+            except _NonJsonError as rejected:
+                rejected.segments.append(key.replace("~", "~0").replace("/", "~1"))
+                raise
         return
-    raise ContractError(
-        "non_json_value", f"{type(value).__name__} is not a JSON value at {pointer or '/'}"
-    )
+    raise _NonJsonError(f"{type(value).__name__} is not a JSON value")
+
+
+def _check(value: Any) -> None:
+    try:
+        _reject_non_json(value)
+    except _NonJsonError as rejected:
+        raise rejected.contract_error() from None
+
+
+def _float_spelled_as_repr(number: float) -> bool:
+    if not math.isfinite(number):
+        return False
+    spelled = repr(number)
+    return "e" not in spelled and not spelled.endswith(".0")
+
+
+def _fast_path_fits(value: Any) -> bool:
+    """True when the C encoder's bytes for VALUE are the reference's (see the module docstring).
+
+    Exact types only, since a subclass may override what either serializer calls. Strings are
+    not inspected: the UTF-8 encoding of the result catches surrogates.
+    """
+    kind = type(value)
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
+                return False
+            # Strings are most of the nodes; testing them inline saves a call for each.
+            if type(item) is not str and not _fast_path_fits(item):
+                return False
+        return True
+    if kind is list:
+        # A loop, not all(): a generator per list costs more than twice as much here.
+        for item in value:  # noqa: SIM110
+            if type(item) is not str and not _fast_path_fits(item):
+                return False
+        return True
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        in_range: bool = -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+        return in_range
+    if kind is float:
+        return _float_spelled_as_repr(value)
+    return False
 
 
 def canonical_bytes(value: Any) -> bytes:
     """RFC 8785 canonical UTF-8 bytes of a plain JSON value."""
-    _check(value, "")
+    if _fast_path_fits(value):
+        try:
+            return json.dumps(
+                value, ensure_ascii=False, separators=_SEPARATORS, sort_keys=True, allow_nan=False
+            ).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            # A surrogate, which the check below rejects with its pointer; or nesting so deep
+            # that the C encoder's few extra frames hit the recursion limit, where the reference
+            # path behaves as it always did.
+            pass
+    _check(value)
     result: bytes = rfc8785.dumps(value)
     return result
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetInfo
 from agentic.adapters.errors import AdapterError
@@ -46,6 +46,8 @@ class CohortContext:
     timeout_s: float
     preparation: Timing
     executor: BoundedExecutor
+    # The frozen contract's fingerprint, hashed once per cohort rather than once per receipt.
+    tools_fingerprint: str = field(default_factory=tools_fingerprint)
 
     def pairs(self, lifecycle: Lifecycle) -> Iterator[tuple[PairId, AgentTask]]:
         for trial in self.trials:
@@ -64,7 +66,7 @@ class CohortContext:
         return Fingerprints(
             corpus=self.corpus_fingerprint,
             prompt=agent.prompt_fingerprint(task) if agent else "0" * 64,
-            tools=tools_fingerprint(),
+            tools=self.tools_fingerprint,
             model=agent.model_fingerprint() if agent else "0" * 64,
             runtime=self.runtime_fingerprint,
             config=self.prepared.config_fingerprint,

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from agentic.adapters.base import AdapterSession, CallOutcome
 from agentic.adapters.errors import AdapterCallError
 from agentic.agents.base import AgentSession
-from agentic.contract.canonical import canonical_text
+from agentic.contract.canonical import canonical_bytes
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.receipt import Call, FailureClass, ToolResult
 from agentic.contract.steps import FinalStep, VisibleCall
@@ -24,7 +24,7 @@ from agentic.contract.task import AgentTask
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
 from agentic.runner.redaction import redact
 from agentic.runner.steps import StepError, parse_step
-from agentic.tools import project_result, visible_bytes
+from agentic.tools import project_result
 
 # Failures after which a warm cohort's process/model state is unknown.
 CORRUPTING_CODES = frozenset(
@@ -189,7 +189,11 @@ def run_trial(
             return outcome
         outcome.tool_ms.append((time.perf_counter() - started) * 1000)
         outcome.diagnostics.extend(redact(d) for d in called.diagnostics)
-        size = visible_bytes(called.result)
+        # One projection and one canonicalization serve both the byte charge (what
+        # ``visible_bytes`` computes) and the text the agent's tokenizer counts.
+        projected = project_result(called.result)
+        visible = canonical_bytes(projected.to_json())
+        size = len(visible)
         if used_bytes + size > task.budgets.maxModelVisibleBytes:
             code = "context_byte_budget_exceeded"
             _record(
@@ -204,8 +208,7 @@ def run_trial(
             )
             _fail(outcome, "agent_error", code, f"{used_bytes + size} bytes exceed the budget")
             return outcome
-        projected = project_result(called.result)
-        counted = agent.count_tokens(canonical_text(projected.to_json()))
+        counted = agent.count_tokens(visible.decode("utf-8"))
         tokens = (counted.tokens, counted.tokenizer_fingerprint) if counted else None
         call = _record(
             outcome,
