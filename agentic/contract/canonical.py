@@ -8,8 +8,9 @@ being coerced, so a fingerprint can never silently depend on a Python accident.
 ``json.dumps`` (sorted keys, no whitespace, ``ensure_ascii=False``) encoded as strict UTF-8. The
 fast path is taken only when one walk finds the value built from exact ``dict`` (string keys, none
 with a character above U+FFFF), ``list``, ``str``, ``bool``, ``None``, ``int`` within +-(2^53-1)
-and finite ``float`` whose ``repr`` has no exponent and does not end in ``.0``. For such a value
-both serializers emit the same bytes:
+and finite ``float`` that either has a ``repr`` with no exponent and no trailing ``.0`` or is an
+integral double within +-(2^53-1), which the walk replaces by the equal ``int`` (in a copy of the
+containers on its path). For such a value both serializers emit the same bytes:
 
 - strings and keys: both escape exactly ``"``, ``\\`` and U+0000..U+001F, with the short forms
   ``\\b \\f \\n \\r \\t`` and lowercase ``\\u00xx`` otherwise, and copy every other character
@@ -18,8 +19,10 @@ both serializers emit the same bytes:
   value, so Python's code-point sort is RFC 8785's UTF-16 sort (an astral character is a surrogate
   pair, which sorts below U+E000..U+FFFF, hence such keys go to the reference);
 - numbers: both spell an int as ``str(int)``; the reference spells a float as its ``repr`` but
-  rewrites an exponent (1e+21, 5e-324) and drops a trailing ``.0`` (64.0, -0.0), so only floats
-  needing neither are left to the C encoder, which spells every finite float as its ``repr``.
+  rewrites an exponent (1e+21, 5e-324) and drops a trailing ``.0`` (64.0, -0.0), so floats
+  needing neither are left to the C encoder, which spells every finite float as its ``repr``,
+  and an integral double within 2^53 becomes the int the reference spells it as (64.0 -> 64,
+  -0.0 -> 0, 1e15 -> 1000000000000000); any other float takes the reference path.
 
 Validity follows too: such a value holds nothing the check rejects except, possibly, a surrogate,
 and a surrogate makes the strict UTF-8 encoding fail. Every other value, and every such failure,
@@ -105,50 +108,76 @@ def _check(value: Any) -> None:
         raise rejected.contract_error() from None
 
 
-def _float_spelled_as_repr(number: float) -> bool:
+# Returned by _fast_form for a value the C encoder cannot spell as the reference does.
+_UNFIT = object()
+
+
+def _fast_float(number: float) -> object:
+    """The float itself where its ``repr`` is the reference's spelling, an int where it is an
+    integral double within 2^53 (which the reference spells as that integer: 64.0 as ``64``,
+    -0.0 as ``0``), else _UNFIT."""
     if not math.isfinite(number):
-        return False
+        return _UNFIT
     spelled = repr(number)
-    return "e" not in spelled and not spelled.endswith(".0")
+    if "e" not in spelled and not spelled.endswith(".0"):
+        return number
+    if number.is_integer() and abs(number) <= MAX_SAFE_INTEGER:
+        return int(number)
+    return _UNFIT
 
 
-def _fast_path_fits(value: Any) -> bool:
-    """True when the C encoder's bytes for VALUE are the reference's (see the module docstring).
+def _fast_form(value: Any) -> Any:
+    """VALUE (or, where it holds integral floats, a copy with those as ints) when the C encoder's
+    bytes for it are the reference's (see the module docstring); _UNFIT otherwise.
 
     Exact types only, since a subclass may override what either serializer calls. Strings are
-    not inspected: the UTF-8 encoding of the result catches surrogates.
+    not inspected: the UTF-8 encoding of the result catches surrogates. Containers are copied
+    only on the path to a converted float, so most values are walked, never rebuilt.
     """
     kind = type(value)
     if kind is dict:
+        copied: dict[str, Any] | None = None
         for key, item in value.items():
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
-                return False
+                return _UNFIT
             # Strings are most of the nodes; testing them inline saves a call for each.
-            if type(item) is not str and not _fast_path_fits(item):
-                return False
-        return True
+            if type(item) is str:
+                continue
+            form = _fast_form(item)
+            if form is _UNFIT:
+                return _UNFIT
+            if form is not item:
+                copied = dict(value) if copied is None else copied
+                copied[key] = form
+        return value if copied is None else copied
     if kind is list:
-        # A loop, not all(): a generator per list costs more than twice as much here.
-        for item in value:  # noqa: SIM110
-            if type(item) is not str and not _fast_path_fits(item):
-                return False
-        return True
+        rebuilt: list[Any] | None = None
+        for index, item in enumerate(value):
+            if type(item) is str:
+                continue
+            form = _fast_form(item)
+            if form is _UNFIT:
+                return _UNFIT
+            if form is not item:
+                rebuilt = list(value) if rebuilt is None else rebuilt
+                rebuilt[index] = form
+        return value if rebuilt is None else rebuilt
     if kind is str or kind is bool or value is None:
-        return True
+        return value
     if kind is int:
-        in_range: bool = -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
-        return in_range
+        return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else _UNFIT
     if kind is float:
-        return _float_spelled_as_repr(value)
-    return False
+        return _fast_float(value)
+    return _UNFIT
 
 
 def canonical_bytes(value: Any) -> bytes:
     """RFC 8785 canonical UTF-8 bytes of a plain JSON value."""
-    if _fast_path_fits(value):
+    form = _fast_form(value)
+    if form is not _UNFIT:
         try:
             return json.dumps(
-                value, ensure_ascii=False, separators=_SEPARATORS, sort_keys=True, allow_nan=False
+                form, ensure_ascii=False, separators=_SEPARATORS, sort_keys=True, allow_nan=False
             ).encode("utf-8")
         except (UnicodeEncodeError, RecursionError):
             # A surrogate, which the check below rejects with its pointer; or nesting so deep

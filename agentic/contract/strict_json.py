@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from agentic.contract.canonical import MAX_SAFE_INTEGER
@@ -53,29 +54,39 @@ def _escape_pointer(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+# Any surrogate code point in a Python str is unpaired (pairs decode to one code point).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _has_lone_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
-def _build(value: Any, pointer: str, depth: int) -> Any:
+def _may_hold_surrogates(text: str) -> bool:
+    """Whether a parsed value of ``text`` can hold a surrogate: only a ``\\u`` escape or a
+    surrogate already in the text makes one, so most documents skip the per-string checks."""
+    return "\\u" in text or _has_lone_surrogate(text)
+
+
+def _build(value: Any, pointer: str, depth: int, surrogates: bool = True) -> Any:
     if isinstance(value, list) and depth >= MAX_DEPTH:
         raise ContractError("malformed_json", f"nesting deeper than {MAX_DEPTH} at {pointer}")
     if isinstance(value, _Pairs):
         result: dict[str, Any] = {}
         for key, item in value:
             child = f"{pointer}/{_escape_pointer(key)}"
-            if _has_lone_surrogate(key):
+            if surrogates and _has_lone_surrogate(key):
                 raise ContractError("malformed_json", f"lone surrogate in key at {child}")
             if key in result:
                 raise ContractError("duplicate_key", f"duplicate key {key!r} at {child}")
-            result[key] = _build(item, child, depth + 1)
+            result[key] = _build(item, child, depth + 1, surrogates)
         return result
     if isinstance(value, list):
         items = []
         for index, item in enumerate(value):
-            items.append(_build(item, f"{pointer}/{index}", depth + 1))
+            items.append(_build(item, f"{pointer}/{index}", depth + 1, surrogates))
         return items
-    if isinstance(value, str) and _has_lone_surrogate(value):
+    if surrogates and isinstance(value, str) and _has_lone_surrogate(value):
         raise ContractError("malformed_json", f"lone surrogate in string at {pointer or '/'}")
     return value
 
@@ -110,7 +121,7 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
     except RecursionError:
         raise ContractError("malformed_json", f"{source}: nesting too deep") from None
     try:
-        return _build(raw, "", 0)
+        return _build(raw, "", 0, _may_hold_surrogates(text))
     except ContractError as exc:
         raise ContractError(exc.code, f"{source}: {exc.message}") from None
 

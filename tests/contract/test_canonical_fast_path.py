@@ -182,6 +182,24 @@ def test_integral_float_is_spelled_without_a_fraction() -> None:
     assert canonical_text([64.0, -0.0, 1e21, 5e-324]) == "[64,0,1e+21,5e-324]"
 
 
+def test_integral_floats_within_2_to_the_53_take_the_fast_path_spelled_as_integers() -> None:
+    value = {"rate": 1.0, "nested": [{"ms": 12.0, "zero": -0.0}], "big": 1e15, "plain": 0.25}
+    with reference_serializer_forbidden():
+        fast = canonical_bytes(value)
+
+    assert fast == rfc8785.dumps(value)
+    assert fast == b'{"big":1000000000000000,"nested":[{"ms":12,"zero":0}],"plain":0.25,"rate":1}'
+
+
+def test_the_fast_path_leaves_the_callers_value_unchanged() -> None:
+    value = {"nested": [1.0, {"ms": 2.0}]}
+
+    canonical_bytes(value)
+
+    assert value == {"nested": [1.0, {"ms": 2.0}]}
+    assert type(value["nested"][0]) is float
+
+
 class _ReversedText(str):
     """A key type whose own ordering is the reverse of the str ordering."""
 
