@@ -15,13 +15,16 @@ Lifecycle of an adapter, as the runner drives it:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentic.contract.receipt import Capabilities, ToolResult
+from agentic.adapters.errors import AdapterCallError
+from agentic.contract.receipt import Capabilities, CapabilityState, ToolResult
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.tools import TOOL_NAMES, argument_errors
 
 
 @dataclass(frozen=True)
@@ -82,3 +85,41 @@ class Adapter(Protocol):
     ) -> PreparedIndex: ...
 
     def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> AdapterSession: ...
+
+
+def declared_capabilities(
+    *,
+    invocation_accounting: bool,
+    backend_hashes: CapabilityState,
+    tools: Iterable[str] = TOOL_NAMES,
+) -> Capabilities:
+    """What an adapter can show, where adapters differ: whether it counts backend invocations,
+    whether its backend hashes spans, and which frozen tools it supports. Everything else is
+    the same for every adapter here: startup and tool timings are measured, model load and
+    tokens are not, spans are exact, and both lifecycles run."""
+    supported = set(tools)
+    return Capabilities.model_validate(
+        {
+            "backendInvocationAccounting": invocation_accounting,
+            "startupTiming": True,
+            "modelLoadTiming": False,
+            "toolTiming": True,
+            "tools": {
+                tool: "supported" if tool in supported else "unsupported" for tool in TOOL_NAMES
+            },
+            "exactLineSpans": "supported",
+            "measuredTokens": "unavailable",
+            "backendHashes": backend_hashes,
+            "lifecycle": {"cold": "supported", "warm": "supported"},
+        }
+    )
+
+
+def check_tool_call(tool_name: str, arguments: dict[str, Any]) -> None:
+    """The frozen contract's guard before any adapter answers a call: a known tool, with
+    arguments its schema accepts. Both failures are the agent's."""
+    if tool_name not in TOOL_NAMES:
+        raise AdapterCallError("disallowed_tool", "agent_error", f"unknown tool {tool_name!r}")
+    errors = argument_errors(tool_name, arguments)
+    if errors:
+        raise AdapterCallError("invalid_agent_action", "agent_error", "; ".join(errors))

@@ -24,11 +24,10 @@ charged once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from agentic.adapters import indexed, reads
-from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.base import CallOutcome
 from agentic.adapters.capsule_plan import CapsulePlan, normalize_text, plan_query
 from agentic.adapters.capsule_select import (
     GLOBAL_BUDGET,
@@ -42,7 +41,7 @@ from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical import DEFAULT_LIMIT, search_scopes
 from agentic.adapters.lexical_index import is_blank
 from agentic.contract.canonical import canonical_text, fingerprint
-from agentic.contract.receipt import Capabilities, ToolResult
+from agentic.contract.receipt import ToolResult
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.tools import visible_bytes
@@ -227,25 +226,8 @@ def capsule_search(
     return CallOutcome(result=result, backend_invocations=sum(stages.values()))
 
 
-class CapsuleAdapter:
+class CapsuleAdapter(indexed.IndexedAdapter):
     """One-call evidence bundles over the shared lexical index (evaluation only)."""
 
-    adapter_id = ADAPTER_ID
-
     def __init__(self, snapshot: CorpusSnapshot) -> None:
-        self._snapshot = snapshot
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return indexed.INDEXED_CAPABILITIES
-
-    @property
-    def config(self) -> dict[str, Any]:
-        return dict(CONFIG)
-
-    def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:
-        indexed.check_snapshot(self._snapshot, snapshot)
-        return indexed.prepare_index(ADAPTER_ID, CONFIG, snapshot, root)
-
-    def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> AdapterSession:
-        return indexed.attach_index(ADAPTER_ID, CONFIG, self._snapshot, prepared, capsule_search)
+        super().__init__(ADAPTER_ID, CONFIG, capsule_search, snapshot)

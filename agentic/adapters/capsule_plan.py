@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.fts_query import compile_query
-from agentic.adapters.lexical_index import utf16_key
+from agentic.contract.jsrules import utf16_key
 
 _WHITESPACE = re.compile(r"\s+")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")

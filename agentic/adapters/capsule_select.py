@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from agentic.adapters.lexical_index import utf16_key
+from agentic.contract.jsrules import utf16_key
 from agentic.contract.receipt import ToolEvidence
 
 DUPLICATE = "duplicate"

@@ -1,8 +1,11 @@
 """Shared machinery of the in-process adapters built on the lexical index (lexical, capsule,
-oracle): preparation, attach-time verification, the task-scoped session and tool dispatch.
+oracle): ``IndexedAdapter``, preparation, attach-time verification, the task-scoped session and
+tool dispatch.
 
-Each adapter supplies only its identity, configuration and a ``search`` function; ``get`` and
-``multi_get`` are the shared reads of ``reads.py``.
+Each adapter supplies only its identity, configuration and a ``search`` function (an
+``IndexedAdapter`` subclass of a few lines); ``get`` and ``multi_get`` are the shared reads of
+``reads.py``. Adding such an adapter takes its module and a catalog entry
+(``runner/catalog.py``); the conformance suite picks it up from the catalog.
 
 Timing: ``attach`` opens the SQLite file read-only; that open is the adapter's startup, reported
 by the first ``reset`` after the attach (later resets report none, as a warm session has no
@@ -12,33 +15,31 @@ startup to measure).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentic.adapters import reads
-from agentic.adapters.base import CallOutcome, PreparedIndex, ResetInfo
+from agentic.adapters.base import (
+    AdapterSession,
+    CallOutcome,
+    PreparedIndex,
+    ResetInfo,
+    check_tool_call,
+    declared_capabilities,
+)
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import INDEX_FILE, LexicalIndex, build_index
 from agentic.contract.canonical import fingerprint
 from agentic.contract.receipt import Capabilities
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
-from agentic.tools import TOOL_NAMES, argument_errors, tool_definitions
+from agentic.tools import tool_definitions
 
-INDEXED_CAPABILITIES = Capabilities.model_validate(
-    {
-        "backendInvocationAccounting": True,
-        "startupTiming": True,
-        "modelLoadTiming": False,
-        "toolTiming": True,
-        "tools": {"search": "supported", "get": "supported", "multi_get": "supported"},
-        "exactLineSpans": "supported",
-        "measuredTokens": "unavailable",
-        "backendHashes": "unsupported",
-        "lifecycle": {"cold": "supported", "warm": "supported"},
-    }
+# An in-process index counts its own work and has no hash of its own to offer.
+INDEXED_CAPABILITIES = declared_capabilities(
+    invocation_accounting=True, backend_hashes="unsupported"
 )
 
 
@@ -171,11 +172,7 @@ class IndexedSession:
     def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
         self._require_open()
         deadline = deadline_after(timeout_s)
-        if tool_name not in TOOL_NAMES:
-            raise AdapterCallError("disallowed_tool", "agent_error", f"unknown tool {tool_name!r}")
-        errors = argument_errors(tool_name, arguments)
-        if errors:
-            raise AdapterCallError("invalid_agent_action", "agent_error", "; ".join(errors))
+        check_tool_call(tool_name, arguments)
         task = self._task
         if task is None:
             raise AdapterCallError("adapter_not_reset", "product_error", "call before reset")
@@ -202,3 +199,35 @@ class IndexedSession:
     def _require_open(self) -> None:
         if self._closed:
             raise AdapterCallError("tool_call_failed", "product_error", "session is closed")
+
+
+class IndexedAdapter:
+    """An in-process adapter over the lexical index, given its id, its configuration (whose
+    fingerprint binds the prepared index and every receipt) and its ``search`` function."""
+
+    def __init__(
+        self,
+        adapter_id: str,
+        config: Mapping[str, Any],
+        search: SearchFn,
+        snapshot: CorpusSnapshot,
+    ) -> None:
+        self.adapter_id = adapter_id
+        self._config = dict(config)
+        self._search = search
+        self._snapshot = snapshot
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return INDEXED_CAPABILITIES
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return dict(self._config)
+
+    def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:
+        check_snapshot(self._snapshot, snapshot)
+        return prepare_index(self.adapter_id, self._config, snapshot, root)
+
+    def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> AdapterSession:
+        return attach_index(self.adapter_id, self._config, self._snapshot, prepared, self._search)

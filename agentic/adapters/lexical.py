@@ -24,14 +24,13 @@ get / multi_get: see ``reads.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from agentic.adapters import indexed, reads
-from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.base import CallOutcome
 from agentic.adapters.lexical_index import Hit, first_chunk_end
 from agentic.contract.canonical import canonical_text
-from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
+from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ADAPTER_ID = "lexical"
@@ -145,25 +144,8 @@ def lexical_search(
     return CallOutcome(result=result, backend_invocations=len(scopes))
 
 
-class LexicalAdapter:
+class LexicalAdapter(indexed.IndexedAdapter):
     """BM25 over the shared lexical index; holds the frozen snapshot its evidence is checked on."""
 
-    adapter_id = ADAPTER_ID
-
     def __init__(self, snapshot: CorpusSnapshot) -> None:
-        self._snapshot = snapshot
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return indexed.INDEXED_CAPABILITIES
-
-    @property
-    def config(self) -> dict[str, Any]:
-        return dict(CONFIG)
-
-    def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:
-        indexed.check_snapshot(self._snapshot, snapshot)
-        return indexed.prepare_index(ADAPTER_ID, CONFIG, snapshot, root)
-
-    def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> AdapterSession:
-        return indexed.attach_index(ADAPTER_ID, CONFIG, self._snapshot, prepared, lexical_search)
+        super().__init__(ADAPTER_ID, CONFIG, lexical_search, snapshot)

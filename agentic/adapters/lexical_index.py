@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.fts_query import compile_query
 from agentic.contract.canonical import fingerprint
+from agentic.contract.jsrules import utf16_key
 from agentic.fixture.spans import split_lines
 
 if TYPE_CHECKING:  # the reference server imports this module; it never builds an index
@@ -137,12 +138,9 @@ class IndexBuild:
     document_count: int
 
 
-def utf16_key(text: str) -> bytes:
-    """Sort key in UTF-16 code-unit order, the order the reference (JavaScript) sorts by."""
-    return text.encode("utf-16-be", "surrogatepass")
-
-
-def index_fingerprint(snapshot: CorpusSnapshot) -> str:
+def index_fingerprint(snapshot: CorpusSnapshot, tokenizer: str = TOKENIZER) -> str:
+    """The contract's index fingerprint of a verbatim snapshot index: its tokenizer and each
+    document's URI, source and mirror hash (equal: the corpus is stored verbatim), by URI."""
     documents = sorted(
         (
             {"uri": f.uri, "sourceHash": f.source_hash, "mirrorHash": f.source_hash, "active": True}
@@ -150,7 +148,7 @@ def index_fingerprint(snapshot: CorpusSnapshot) -> str:
         ),
         key=lambda d: utf16_key(str(d["uri"])),
     )
-    return fingerprint({"tokenizer": TOKENIZER, "documents": documents})
+    return fingerprint({"tokenizer": tokenizer, "documents": documents})
 
 
 def build_index(snapshot: CorpusSnapshot, db_path: Path) -> IndexBuild:

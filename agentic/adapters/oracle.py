@@ -15,16 +15,15 @@ get / multi_get: the lexical reads (``reads.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from agentic.adapters import indexed, reads
-from agentic.adapters.base import AdapterSession, CallOutcome, PreparedIndex
+from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterError
 from agentic.contract.envelope import Evidence
 from agentic.contract.oracle import HiddenOracle
-from agentic.contract.receipt import Capabilities, ToolEvidence
+from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.fixture.spans import extract_span, span_hash
 
@@ -71,31 +70,14 @@ def observed(snapshot: CorpusSnapshot, evidence: Evidence) -> ToolEvidence:
     )
 
 
-class OracleAdapter:
+class OracleAdapter(indexed.IndexedAdapter):
     """Evaluation-only ceiling. ``oracles`` maps taskId -> HiddenOracle."""
 
-    adapter_id = ADAPTER_ID
-
     def __init__(self, snapshot: CorpusSnapshot, oracles: Mapping[str, HiddenOracle]) -> None:
-        self._snapshot = snapshot
         self._oracles = MappingProxyType(dict(oracles))
+        super().__init__(ADAPTER_ID, CONFIG, self._oracle_search, snapshot)
 
-    @property
-    def capabilities(self) -> Capabilities:
-        return indexed.INDEXED_CAPABILITIES
-
-    @property
-    def config(self) -> dict[str, Any]:
-        return dict(CONFIG)
-
-    def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:
-        indexed.check_snapshot(self._snapshot, snapshot)
-        return indexed.prepare_index(ADAPTER_ID, CONFIG, snapshot, root)
-
-    def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> AdapterSession:
-        return indexed.attach_index(ADAPTER_ID, CONFIG, self._snapshot, prepared, self._search)
-
-    def _search(
+    def _oracle_search(
         self, context: indexed.SearchContext, arguments: dict[str, Any], deadline: float
     ) -> CallOutcome:
         # No index work to bound, but a call is answered only within its deadline, like any other.

@@ -37,6 +37,7 @@ from agentic.agents.observed import Item, call_items, from_visible
 from agentic.contract.base import is_full_date
 from agentic.contract.canonical import canonical_text, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
+from agentic.contract.jsrules import JS_WHITESPACE, js_trim, utf16_key
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask, ClaimDefinition
 
@@ -49,13 +50,7 @@ FIXTURE_AGENT_PROMPT = (
     "required evidence is absent. Stop as soon as every required claim is supported."
 )
 
-# What JavaScript's String.prototype.trim and regex \s treat as whitespace.
-_JS_SPACE = (
-    "\t\n\v\f\r \u00a0\u1680"
-    + "".join(chr(code) for code in range(0x2000, 0x200B))
-    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_JS_SPACE_CLASS = "[" + re.escape(_JS_SPACE) + "]"
+_JS_SPACE_CLASS = "[" + re.escape(JS_WHITESPACE) + "]"
 _JS_ANY = r"[^\n\r\u2028\u2029]"  # JavaScript's "." without the s flag
 _FLAGS = re.IGNORECASE | re.ASCII
 
@@ -112,7 +107,7 @@ def candidate_pool(calls: Sequence[VisibleCall]) -> tuple[Item, ...]:
 
 
 def _is_blank(text: str) -> bool:
-    return not text.strip(_JS_SPACE)
+    return not js_trim(text)
 
 
 def expand_lines(items: Iterable[Item]) -> Iterator[Line]:
@@ -141,7 +136,7 @@ def select_lines(task: AgentTask, cues: ClaimCues, items: Iterable[Item]) -> tup
 def _trimmed(text: str | None) -> str | None:
     if text is None:
         return None
-    return text.strip(_JS_SPACE) or None
+    return js_trim(text) or None
 
 
 def after_label(text: str) -> str | None:
@@ -197,13 +192,9 @@ def _number(lines: Sequence[Line]) -> int | float | None:
     return max(numbers) if numbers else None
 
 
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
-
-
 def _string_list(lines: Sequence[Line]) -> list[str] | None:
     values = {value for line in lines if (value := after_label(line.text)) is not None}
-    return sorted(values, key=_utf16_key) or None
+    return sorted(values, key=utf16_key) or None
 
 
 def _string(cues: ClaimCues, lines: Sequence[Line]) -> str | None:

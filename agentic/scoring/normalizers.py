@@ -14,14 +14,9 @@ from typing import Any
 
 from agentic.contract.canonical import canonical_text
 from agentic.contract.envelope import ClaimValue, StringListValue
+from agentic.contract.jsrules import JS_WHITESPACE, js_trim, utf16_key
 from agentic.contract.oracle import NormalizerId
 
-# ECMAScript WhiteSpace + LineTerminator: what String#trim strips and /\s/ matches. Python's
-# str.isspace differs (it has U+001C..U+001F but not U+FEFF).
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _JS_WHITESPACE_RUN = re.compile(f"[{re.escape(JS_WHITESPACE)}]+")
 
 # ECMAScript Date Time String Format: a date-only form, optionally followed by a time.
@@ -32,15 +27,6 @@ _ISO_DATE_TIME = re.compile(
 )
 _MAX_TIME_DAYS = 100_000_000  # ECMAScript time values span +-8.64e15 ms = +-1e8 days
 _MINUTES_PER_DAY = 24 * 60
-
-
-def js_trim(text: str) -> str:
-    return text.strip(JS_WHITESPACE)
-
-
-def utf16_sort_key(text: str) -> bytes:
-    """Orders strings by UTF-16 code units, as JavaScript's default sort does."""
-    return text.encode("utf-16-be", "surrogatepass")
 
 
 def normalize_scalar(value: Any, normalizer: NormalizerId) -> Any:
@@ -59,7 +45,7 @@ def normalize_value(value: ClaimValue, normalizer: NormalizerId) -> Any:
     """The JSON value compared for equality: a scalar, or a list of strings."""
     if isinstance(value, StringListValue):
         items = [str(normalize_scalar(item, normalizer)) for item in value.value]
-        return sorted(items, key=utf16_sort_key) if normalizer == "string-set-v1" else items
+        return sorted(items, key=utf16_key) if normalizer == "string-set-v1" else items
     return normalize_scalar(value.value, normalizer)
 
 

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentic.contract.canonical import sha256_hex
+from agentic.contract.jsrules import utf16_key
 from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import CapsuleReplay, Promotion, PromotionMetrics, ScoreRecord
 from agentic.scoring.capsule_payload import replay_payload_valid
-from agentic.scoring.normalizers import utf16_sort_key
 
 MIN_AGENT_CALL_REDUCTION = 0.25
 MIN_CONTEXT_BYTE_REDUCTION = 0.35
@@ -98,7 +98,7 @@ def evaluate_promotion(
     each of its pairs needs a deterministic replay. For any other candidate the replay checks
     do not apply, and are neither required nor reported missing.
     """
-    ordered = sorted(records, key=lambda item: utf16_sort_key(identity_key(item.receipt)))
+    ordered = sorted(records, key=lambda item: utf16_key(identity_key(item.receipt)))
     baseline = [item for item in ordered if item.receipt.adapterId == baseline_id]
     candidate = [item for item in ordered if item.receipt.adapterId == candidate_id]
     if not baseline or not candidate:
@@ -130,7 +130,7 @@ def pair_cohorts(
     if set(baseline_by_key) != set(candidate_by_key):
         raise CohortPairingError("Promotion cohorts do not contain identical pairs")
     pairs = []
-    for key in sorted(baseline_by_key, key=utf16_sort_key):
+    for key in sorted(baseline_by_key, key=utf16_key):
         base, cand = baseline_by_key[key], candidate_by_key[key]
         pairs.append(
             PromotionPair(

@@ -51,7 +51,7 @@ from typing import Any
 
 import mcp_types as types
 
-from agentic.adapters.base import CallOutcome, PreparedIndex, ResetInfo
+from agentic.adapters.base import CallOutcome, PreparedIndex, ResetInfo, check_tool_call
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.client import (
     Connection,
@@ -72,7 +72,7 @@ from agentic.contract.canonical import fingerprint
 from agentic.contract.receipt import Capabilities, FailureClass
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
-from agentic.tools import TOOL_NAMES, argument_errors, tool_definitions
+from agentic.tools import tool_definitions
 
 RUNS_DIR = "runs"
 PRODUCT_TOOLS_DETAIL = "productToolsFingerprint"
@@ -333,11 +333,7 @@ class McpSession:
 
     def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
         self._require_open()
-        if tool_name not in TOOL_NAMES:
-            raise AdapterCallError("disallowed_tool", "agent_error", f"unknown tool {tool_name!r}")
-        errors = argument_errors(tool_name, arguments)
-        if errors:
-            raise AdapterCallError("invalid_agent_action", "agent_error", "; ".join(errors))
+        check_tool_call(tool_name, arguments)
         scope = self._scope
         if scope is None:
             raise AdapterCallError("adapter_not_reset", "product_error", "call before reset")

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agentic.adapters.base import Adapter, CallOutcome
+from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.backend_config import BackendConfig, ToolMapping, load_backend_config
@@ -475,22 +475,9 @@ def _probe(config: BackendConfig) -> ReadinessProbe:
 
 
 def _capabilities(config: BackendConfig) -> Capabilities:
-    bound = config.tools.bound()
-    return Capabilities.model_validate(
-        {
-            "backendInvocationAccounting": False,
-            "startupTiming": True,
-            "modelLoadTiming": False,
-            "toolTiming": True,
-            "tools": {
-                tool: "supported" if tool in bound else "unsupported"
-                for tool in ("search", "get", "multi_get")
-            },
-            "exactLineSpans": "supported",
-            "measuredTokens": "unavailable",
-            "backendHashes": "unsupported",
-            "lifecycle": {"cold": "supported", "warm": "supported"},
-        }
+    # A server we know nothing of: no invocation counts, no span hashes we could trust.
+    return declared_capabilities(
+        invocation_accounting=False, backend_hashes="unsupported", tools=config.tools.bound()
     )
 
 

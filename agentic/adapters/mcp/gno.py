@@ -34,9 +34,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agentic.adapters.base import CallOutcome
+from agentic.adapters.base import CallOutcome, declared_capabilities
 from agentic.adapters.errors import AdapterCallError, AdapterError
-from agentic.adapters.lexical_index import utf16_key
+from agentic.adapters.lexical_index import index_fingerprint
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.mcp.profile import (
     CallScope,
@@ -60,8 +60,8 @@ from agentic.adapters.mcp.results import (
     scoped_file,
 )
 from agentic.adapters.reads import TaskScope, line_evidence
-from agentic.contract.canonical import canonical_text, fingerprint
-from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
+from agentic.contract.canonical import canonical_text
+from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.fixture.spans import extract_span
 
@@ -83,19 +83,7 @@ CONFIG: dict[str, Any] = {
     "offline": True,
     "productTools": list(PRODUCT_TOOLS),
 }
-CAPABILITIES = Capabilities.model_validate(
-    {
-        "backendInvocationAccounting": True,
-        "startupTiming": True,
-        "modelLoadTiming": False,
-        "toolTiming": True,
-        "tools": {"search": "supported", "get": "supported", "multi_get": "supported"},
-        "exactLineSpans": "supported",
-        "measuredTokens": "unavailable",
-        "backendHashes": "unavailable",
-        "lifecycle": {"cold": "supported", "warm": "supported"},
-    }
-)
+CAPABILITIES = declared_capabilities(invocation_accounting=True, backend_hashes="unavailable")
 _URI_DECORATION = f"?index={INDEX_NAME}"
 
 
@@ -184,18 +172,6 @@ def _run_bounded(argv: tuple[str, ...], env: dict[str, str], cwd: Path, timeout_
         )
 
 
-def index_fingerprint(snapshot: CorpusSnapshot) -> str:
-    """The contract's GNO index fingerprint: stable URI/source/mirror inputs, sorted by URI."""
-    documents = sorted(
-        (
-            {"uri": f.uri, "sourceHash": f.source_hash, "mirrorHash": f.source_hash, "active": True}
-            for f in snapshot.files
-        ),
-        key=lambda d: utf16_key(str(d["uri"])),
-    )
-    return fingerprint({"tokenizer": TOKENIZER, "documents": documents})
-
-
 def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
     executable = locate_executable()
     root.mkdir(parents=True, exist_ok=True)
@@ -209,7 +185,7 @@ def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> Na
     for step in ("update", "embed"):
         _run_bounded(_gno_argv(root, "--json", step), env, work, timeout_s)
     return NativeBuild(
-        index_fingerprint=index_fingerprint(snapshot),
+        index_fingerprint=index_fingerprint(snapshot, TOKENIZER),
         details={"documents": len(snapshot.files), "tokenizer": TOKENIZER},
     )
 

@@ -45,7 +45,7 @@ from typing import Any
 
 import mcp_types as types
 
-from agentic.adapters.base import CallOutcome
+from agentic.adapters.base import CallOutcome, declared_capabilities
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.client import ConnectionLimits, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec
@@ -67,7 +67,6 @@ from agentic.adapters.qmd.plan import plan_lex
 from agentic.adapters.reads import TaskScope
 from agentic.contract.canonical import ZERO_HASH, canonical_text, sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.receipt import Capabilities
 from agentic.fixture.snapshot import CorpusSnapshot
 
 LEX_ID = "qmd-lex"
@@ -81,19 +80,7 @@ SEARCH_FIELDS = ("collections", "rerank", "limit", "minScore", "candidateLimit",
 _PROBE_WORD = re.compile(r"[^\W_]+")
 _RUNS_DIR = "runs"
 
-CAPABILITIES = Capabilities.model_validate(
-    {
-        "backendInvocationAccounting": False,
-        "startupTiming": True,
-        "modelLoadTiming": False,
-        "toolTiming": True,
-        "tools": {"search": "supported", "get": "supported", "multi_get": "supported"},
-        "exactLineSpans": "supported",
-        "measuredTokens": "unavailable",
-        "backendHashes": "unavailable",
-        "lifecycle": {"cold": "supported", "warm": "supported"},
-    }
-)
+CAPABILITIES = declared_capabilities(invocation_accounting=False, backend_hashes="unavailable")
 
 
 def lock_fingerprint() -> str:
