@@ -14,11 +14,7 @@ from types import FrameType
 from typing import NoReturn
 
 from agentic import __version__
-from agentic.contract.errors import ContractError
-
-EXIT_OK = 0
-EXIT_GATE_FAILED = 1
-EXIT_ERROR = 2
+from agentic.contract.errors import EXIT_ERROR, ContractError
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentic.contract.errors import ContractError
+from agentic.contract.errors import EXIT_ERROR, EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord
 from agentic.contract.schemas import parse_and_load
 from agentic.fixture.loader import Fixture, load_fixture
@@ -17,7 +17,6 @@ from agentic.report.assemble import build_report
 from agentic.report.environment import collect_environment
 from agentic.report.markdown import render_beside
 from agentic.resources import locks_dir, repo_root
-from agentic.runner.benchmark import RunConfig, RunResult, run_benchmark
 from agentic.runner.catalog import (
     AUTHORITATIVE_LANE,
     OPTIONAL_FOLDER,
@@ -25,11 +24,10 @@ from agentic.runner.catalog import (
     Catalog,
     load_catalog,
 )
+from agentic.runner.run import RunConfig, RunResult, run_adapters
 from agentic.runner.schedule import build_schedule
 from agentic.scoring.promotion import ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
-
-EXIT_OK, EXIT_GATE_FAILED, EXIT_ERROR = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -219,7 +217,7 @@ def execute_lane(
         index_cache=request.index_cache,
         progress=progress,
     )
-    run = run_benchmark(config)
+    run = run_adapters(config)
     if len(run.receipts) != schedule.attempted_pairs:
         raise ContractError("unexpected_harness_error", "receipt matrix differs from the schedule")
     scores = score_run(fixture, run)

@@ -22,10 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentic.contract.errors import ContractError
+from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.resources import repo_root
-
-EXIT_OK, EXIT_REGRESSED = 0, 1
 
 
 def tolerance(value: str) -> float:
@@ -75,7 +73,7 @@ def _compare_receipts(base: Any, new: Any, *, promote: bool) -> int:
         print(line)
     pairs = len(new.document["receipts"])
     print(f"{pairs - len(differences)}/{pairs} receipts of {new.label} equal {base.label}'s")
-    return EXIT_REGRESSED if differences else EXIT_OK
+    return EXIT_GATE_FAILED if differences else EXIT_OK
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -106,7 +104,7 @@ def handle(args: argparse.Namespace) -> int:
     changes = compare_reports(base, new, args.tolerance)
     sys.stdout.write(render_changes(base, new, changes, args.tolerance))
     if failed(changes):
-        return EXIT_REGRESSED
+        return EXIT_GATE_FAILED
     if target is not None:
         write_baseline(new, target)
         print(f"agentic: promoted {paths[1]} to {target}", file=sys.stderr)

@@ -11,6 +11,12 @@ from typing import Literal
 # Who failed, as a receipt's ``failure.class`` records it (contract v1.0).
 FailureClass = Literal["none", "harness_error", "agent_error", "product_error"]
 
+# Exit codes of every command: a complete run (its gates passed), a gate that failed (a
+# measurement, not an error), and invalid input, preflight, harness or requested-lane failure.
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_ERROR = 2
+
 
 class ContractError(ValueError):
     """Input violates the contract: bad JSON, a schema or semantic rule, a tampered file."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentic.contract.canonical import fingerprint
+from agentic.contract.canonical import ZERO_HASH, fingerprint
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import (
@@ -112,8 +112,8 @@ def build_report(
     draft = BenchmarkReport(
         schemaVersion="1.0",
         benchmarkId=BENCHMARK_ID,
-        canonicalFingerprint="0" * 64,
-        resultsFingerprint="0" * 64,
+        canonicalFingerprint=ZERO_HASH,
+        resultsFingerprint=ZERO_HASH,
         fixtureFingerprint=fixture_fingerprint,
         environment=environment,
         methodology=METHODOLOGY,

@@ -16,7 +16,7 @@ from agentic.locks import (
     model_threads,
     preflight_agent_model,
 )
-from agentic.runner.catalog import AgentLane
+from agentic.runner.catalog import OpenedAgent
 
 if TYPE_CHECKING:
     from agentic.agents.local_model import LocalModelSettings
@@ -25,7 +25,7 @@ CUES_FILE = "fixture-agent.cues.json"
 FIXTURE_TRIALS: tuple[Trial, ...] = (Trial(trialId="fixture-01", seed=0),)
 
 
-def fixture_lane(fixture_root: Path, cues_path: Path | None) -> AgentLane:
+def open_fixture_agent(fixture_root: Path, cues_path: Path | None) -> OpenedAgent:
     from agentic.agents.cues import parse_cue_table
     from agentic.agents.fixture_agent import FixtureAgent
 
@@ -38,7 +38,7 @@ def fixture_lane(fixture_root: Path, cues_path: Path | None) -> AgentLane:
     digest = sha256_hex(data)
     agent = FixtureAgent(table, digest)
     # The fixture agent is stateless between sessions, so one instance serves every pair.
-    return AgentLane("fixture", agent.agent_id, lambda: agent, FIXTURE_TRIALS)
+    return OpenedAgent("fixture", agent.agent_id, lambda: agent, FIXTURE_TRIALS)
 
 
 def local_model_settings(checked: ModelPreflight, environ: Mapping[str, str]) -> LocalModelSettings:
@@ -72,7 +72,7 @@ def local_model_settings(checked: ModelPreflight, environ: Mapping[str, str]) ->
     )
 
 
-def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> AgentLane:
+def open_local_model_agent(lock_path: Path, environ: MutableMapping[str, str]) -> OpenedAgent:
     """Preflight (strict lock, exact file, streaming sha256) before anything loads the model."""
     enforce_offline(environ)
     checked = preflight_agent_model(lock_path, environ)
@@ -88,4 +88,4 @@ def local_model_lane(lock_path: Path, environ: MutableMapping[str, str]) -> Agen
         return LocalModelAgent.load(settings, preambles)
 
     trials = tuple(Trial(trialId=t.trialId, seed=t.seed) for t in lock.trials)
-    return AgentLane("local-model", lock.agentId, load, trials)
+    return OpenedAgent("local-model", lock.agentId, load, trials)

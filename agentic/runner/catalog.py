@@ -92,7 +92,7 @@ class AgentContext:
 
 
 @dataclass(frozen=True)
-class AgentLane:
+class OpenedAgent:
     """An opened agent: its receipt id, a factory for fresh instances and its trials."""
 
     kind: str
@@ -104,7 +104,7 @@ class AgentLane:
 @dataclass(frozen=True)
 class AgentEntry:
     kind: str
-    open: Callable[[AgentContext], AgentLane]
+    open: Callable[[AgentContext], OpenedAgent]
     origin: Origin = "builtin"
     source: str = "agentic"
 
@@ -331,17 +331,17 @@ def _gno_missing() -> str | None:
     return None
 
 
-def _fixture_agent(context: AgentContext) -> AgentLane:
-    from agentic.runner.agents import fixture_lane
+def _fixture_agent(context: AgentContext) -> OpenedAgent:
+    from agentic.runner.agents import open_fixture_agent
 
-    return fixture_lane(context.fixture_root, context.cues_path)
+    return open_fixture_agent(context.fixture_root, context.cues_path)
 
 
-def _local_model_agent(context: AgentContext) -> AgentLane:
+def _local_model_agent(context: AgentContext) -> OpenedAgent:
     from agentic.locks import AGENT_MODEL_LOCK
-    from agentic.runner.agents import local_model_lane
+    from agentic.runner.agents import open_local_model_agent
 
-    return local_model_lane(context.locks_dir / AGENT_MODEL_LOCK, context.environ)
+    return open_local_model_agent(context.locks_dir / AGENT_MODEL_LOCK, context.environ)
 
 
 AUTHORITATIVE_LANE = "fixture-agent"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetInfo
 from agentic.adapters.errors import AdapterError
 from agentic.agents.base import Agent, AgentSession
-from agentic.contract.canonical import fingerprint
+from agentic.contract.canonical import ZERO_HASH, fingerprint
 from agentic.contract.receipt import Fingerprints, Lifecycle, Timing, TrajectoryReceipt
 from agentic.contract.report import Trial
 from agentic.contract.task import AgentTask
@@ -65,9 +65,9 @@ class CohortContext:
     def fingerprints(self, agent: Agent | None, task: AgentTask) -> Fingerprints:
         return Fingerprints(
             corpus=self.corpus_fingerprint,
-            prompt=agent.prompt_fingerprint(task) if agent else "0" * 64,
+            prompt=agent.prompt_fingerprint(task) if agent else ZERO_HASH,
             tools=self.tools_fingerprint,
-            model=agent.model_fingerprint() if agent else "0" * 64,
+            model=agent.model_fingerprint() if agent else ZERO_HASH,
             runtime=self.runtime_fingerprint,
             config=self.prepared.config_fingerprint,
             index=self.prepared.index_fingerprint,

@@ -13,9 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentic.contract.errors import ContractError
-
-EXIT_ERROR = 2
+from agentic.contract.errors import EXIT_ERROR, ContractError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

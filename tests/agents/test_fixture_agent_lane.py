@@ -13,10 +13,10 @@ from agentic.agents.fixture_agent import FixtureAgent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.runner.agents import CUES_FILE
-from agentic.runner.catalog import AgentContext, AgentLane, builtin_catalog
+from agentic.runner.catalog import AgentContext, OpenedAgent, builtin_catalog
 
 
-def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> AgentLane:
+def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> OpenedAgent:
     """Open an agent the way ``agentic run`` does: through the catalog."""
     context = AgentContext(fixture_root, cues_path, fixture_root, {})
     return builtin_catalog().agent(kind).open(context)

@@ -32,9 +32,9 @@ from agentic.locks import (
     resolve_model_path,
 )
 from agentic.resources import locks_dir
-from agentic.runner.agents import local_model_lane
+from agentic.runner.agents import open_local_model_agent
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.catalog import AgentLane
+from agentic.runner.catalog import OpenedAgent
 from agentic.runner.receipts import PairId, PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint
@@ -50,7 +50,7 @@ LISTED = frozenset(str(tool["name"]) for tool in tool_definitions())
 @dataclass(frozen=True)
 class World:
     fixture: Fixture
-    lane: AgentLane
+    lane: OpenedAgent
     adapter: Adapter
     prepared: PreparedIndex
     executor: BoundedExecutor
@@ -95,7 +95,7 @@ class World:
 
 def build_world(tmp_path_factory: pytest.TempPathFactory, environ: dict[str, str]) -> World:
     fixture = load_fixture(write_tiny_fixture(tmp_path_factory.mktemp("tiny")))
-    lane = local_model_lane(LOCK_PATH, environ)
+    lane = open_local_model_agent(LOCK_PATH, environ)
     adapter = LexicalAdapter(fixture.snapshot)
     prepared = adapter.prepare(fixture.snapshot, tmp_path_factory.mktemp("index"), timeout_s=60)
     return World(fixture, lane, adapter, prepared, BoundedExecutor())
@@ -147,7 +147,7 @@ def test_corrupted_copy_named_by_the_variable_fails_before_loading(tmp_path: Pat
         handle.seek(lock.model.sizeBytes // 2)
         handle.write(bytes([byte[0] ^ 0x01]))
     with pytest.raises(ContractError) as caught:
-        local_model_lane(LOCK_PATH, {MODEL_PATH_ENV: str(copy)})
+        open_local_model_agent(LOCK_PATH, {MODEL_PATH_ENV: str(copy)})
     assert caught.value.code == "model_sha256_mismatch"
 
 

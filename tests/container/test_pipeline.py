@@ -121,7 +121,7 @@ def committed_lane() -> dict[str, Any]:
     return document
 
 
-def local_model_lane() -> pipeline.Lane:
+def open_local_model_agent() -> pipeline.Lane:
     (lane,) = pipeline.smoke_lanes(("lexical",), True, "t1")
     return lane
 
@@ -139,14 +139,14 @@ def three_pairs(committed: dict[str, Any], tmp_path: Path, edit: Any = None) -> 
 
 
 def test_the_local_model_smoke_lane_is_checked_against_the_committed_lane() -> None:
-    assert local_model_lane().pair_baseline == pipeline.LOCAL_MODEL_BASELINE
+    assert open_local_model_agent().pair_baseline == pipeline.LOCAL_MODEL_BASELINE
 
 
 def test_smoke_receipts_equal_to_the_committed_lane_pass(
     committed_lane: dict[str, Any], tmp_path: Path
 ) -> None:
     report = three_pairs(committed_lane, tmp_path)
-    assert pipeline.compare_pair_baseline(REPO, BUNDLED, local_model_lane(), report) is None
+    assert pipeline.compare_pair_baseline(REPO, BUNDLED, open_local_model_agent(), report) is None
 
 
 def test_a_smoke_receipt_that_differs_from_the_committed_lane_fails(
@@ -157,7 +157,7 @@ def test_a_smoke_receipt_that_differs_from_the_committed_lane_fails(
 
     report = three_pairs(committed_lane, tmp_path, edit)
     with pytest.raises(ContainerError) as caught:
-        pipeline.compare_pair_baseline(REPO, BUNDLED, local_model_lane(), report)
+        pipeline.compare_pair_baseline(REPO, BUNDLED, open_local_model_agent(), report)
     assert caught.value.code == "receipts_mismatch"
     assert "calls[0].arguments.query" in str(caught.value)
 
@@ -169,7 +169,7 @@ def test_an_image_with_another_llama_build_is_not_compared_and_says_why(
         receipt["fingerprints"]["model"] = FP_A
 
     report = three_pairs(committed_lane, tmp_path, edit)
-    reason = pipeline.compare_pair_baseline(REPO, BUNDLED, local_model_lane(), report)
+    reason = pipeline.compare_pair_baseline(REPO, BUNDLED, open_local_model_agent(), report)
     assert reason is not None
     assert "llama.cpp build" in reason
 
@@ -178,7 +178,7 @@ def test_without_the_committed_lane_pairs_are_not_compared(
     committed_lane: dict[str, Any], tmp_path: Path
 ) -> None:
     report = three_pairs(committed_lane, tmp_path)
-    reason = pipeline.compare_pair_baseline(tmp_path, BUNDLED, local_model_lane(), report)
+    reason = pipeline.compare_pair_baseline(tmp_path, BUNDLED, open_local_model_agent(), report)
     assert reason == f"{pipeline.LOCAL_MODEL_BASELINE} not found"
 
 

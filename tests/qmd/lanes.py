@@ -7,8 +7,8 @@ from collections.abc import Callable
 from agentic.adapters.base import Adapter
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.fixture.loader import Fixture
-from agentic.runner.agents import fixture_lane
-from agentic.runner.benchmark import RunConfig, run_benchmark
+from agentic.runner.agents import open_fixture_agent
+from agentic.runner.run import RunConfig, run_adapters
 from agentic.runner.schedule import build_schedule
 
 TIMEOUT_S = 30.0
@@ -18,7 +18,7 @@ def run_lane(
     fixture: Fixture, adapter_id: str, factory: Callable[[], Adapter]
 ) -> tuple[TrajectoryReceipt, ...]:
     """Every task of ``fixture``, cold and warm, with the fixture agent."""
-    lane = fixture_lane(fixture.root, None)
+    lane = open_fixture_agent(fixture.root, None)
     task_ids = tuple(task.taskId for task in fixture.tasks)
     schedule = build_schedule(
         task_ids=task_ids,
@@ -36,4 +36,4 @@ def run_lane(
         agent_id=lane.agent_id,
         timeout_s=TIMEOUT_S,
     )
-    return run_benchmark(config).receipts
+    return run_adapters(config).receipts

@@ -93,7 +93,7 @@ def lock_fingerprint() -> str:
 
 
 @dataclass(frozen=True)
-class QmdLane:
+class QmdMode:
     """One of the two qmd lanes; its bound methods are the profile's functions."""
 
     adapter_id: str
@@ -339,8 +339,8 @@ def listed_tool(tool: types.Tool) -> dict[str, Any]:
 
 
 def qmd_lex_profile() -> McpProfile:
-    return QmdLane(LEX_ID, full=False).profile()
+    return QmdMode(LEX_ID, full=False).profile()
 
 
 def qmd_full_profile() -> McpProfile:
-    return QmdLane(FULL_ID, full=True).profile()
+    return QmdMode(FULL_ID, full=True).profile()

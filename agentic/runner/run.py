@@ -1,5 +1,7 @@
-"""One benchmark run: prepare each adapter once, run its cohorts, replay the capsule, and return
-everything the report needs. Scoring happens afterwards, on the receipts alone."""
+"""One run of a lane's adapters: prepare each adapter once, run its cohorts, replay the capsule,
+and return everything the report needs. Scoring happens afterwards, on the receipts alone.
+
+(The performance benchmarks of the kit itself live in ``benchmarks/``, not here.)"""
 
 from __future__ import annotations
 
@@ -241,7 +243,7 @@ def _replay_sort_key(replay: CapsuleReplay) -> tuple[str, str, str, str]:
     return (replay.adapterId, replay.taskId, replay.trialId, replay.lifecycle)
 
 
-def run_benchmark(config: RunConfig) -> RunResult:
+def run_adapters(config: RunConfig) -> RunResult:
     preparations: list[Preparation] = []
     receipts: list[TrajectoryReceipt] = []
     replays: tuple[CapsuleReplay, ...] = ()
