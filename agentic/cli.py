@@ -55,6 +55,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("generation", "agentic.commands.generation", "score answers in oracle/e2e/noretrieval"),
     Command("matrix", "agentic.commands.matrix", "capability table across locked local models"),
     Command("compare", "agentic.commands.compare", "gate a report against a baseline"),
+    Command(
+        "verify",
+        "agentic.commands.verify",
+        "rerun named lanes and require their committed baselines",
+    ),
     Command("qmd", "agentic.commands.qmd_setup", "install, verify or pin the qmd comparator"),
 )
 

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
-from agentic.contract.report import BenchmarkReport
+from agentic.contract.report import PAIR_SORT_FIELDS, BenchmarkReport, NamesAPair, pair_sort_key
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict
 from agentic.generation.schema import GenerationReport, GenerationSummary
@@ -173,16 +173,12 @@ def generation_report(document: dict[str, Any], source: str) -> LoadedReport:
     )
 
 
-# What names one pair, in receipts and score records alike.
-PAIR_FIELDS = ("adapterId", "taskId", "trialId", "lifecycle", "seed", "agentId")
-
-
-def _pair_key(record: Any) -> tuple[str, ...]:
-    return tuple(str(getattr(record, field)) for field in PAIR_FIELDS)
+def _pair_key(record: NamesAPair) -> tuple[str, ...]:
+    return pair_sort_key(record)
 
 
 def _json_pair_key(receipt: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(str(receipt[field]) for field in PAIR_FIELDS)
+    return tuple(str(receipt[field]) for field in PAIR_SORT_FIELDS)
 
 
 def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:

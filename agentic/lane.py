@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentic.contract.errors import EXIT_ERROR, EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord
+from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord, pair_identity
 from agentic.contract.schemas import parse_and_load
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.report.artifacts import render_artifacts, write_artifacts
@@ -72,17 +72,7 @@ def score_run(fixture: Fixture, run: RunResult) -> tuple[ScoreRecord, ...]:
     for receipt in run.receipts:
         c = receipt.canonical
         score = score_receipt(c, fixture.task(c.taskId), fixture.oracle(c.taskId))
-        records.append(
-            ScoreRecord(
-                taskId=c.taskId,
-                adapterId=c.adapterId,
-                trialId=c.trialId,
-                seed=c.seed,
-                lifecycle=c.lifecycle,
-                agentId=c.agentId,
-                score=score,
-            )
-        )
+        records.append(ScoreRecord(**pair_identity(c), score=score))
     return tuple(records)
 
 

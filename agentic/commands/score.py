@@ -13,6 +13,7 @@ from typing import Any
 
 from agentic.contract.canonical import canonical_text
 from agentic.contract.errors import ContractError
+from agentic.contract.report import NamesAPair, pair_sort_key
 from agentic.resources import default_fixture_dir
 
 
@@ -23,29 +24,21 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=handle)
 
 
-def _identity(record: Any) -> str:
-    return "/".join(
-        str(part)
-        for part in (
-            record.adapterId,
-            record.taskId,
-            record.trialId,
-            record.lifecycle,
-            record.seed,
-            record.agentId,
-        )
-    )
+def _identity(record: NamesAPair) -> str:
+    return "/".join(pair_sort_key(record))
 
 
-def handle(args: argparse.Namespace) -> int:
+def rescore(report_path: Path, fixture_dir: Path) -> tuple[int, list[str]]:
+    """Re-score a stored report's receipts with the current scorer: the number of pairs and one
+    line per pair whose score changed. ``agentic verify`` re-scores committed baselines with it."""
     from agentic.contract.files import read_input_file
     from agentic.contract.schemas import parse_and_load
     from agentic.fixture.loader import load_fixture
     from agentic.scoring.score import score_receipt
 
-    data = read_input_file(args.report, code="invalid_report")
-    report = parse_and_load("benchmark-report", data, source=str(args.report))
-    fixture = load_fixture(args.fixture or default_fixture_dir())
+    data = read_input_file(report_path, code="invalid_report")
+    report = parse_and_load("benchmark-report", data, source=str(report_path))
+    fixture = load_fixture(fixture_dir)
     if report.fixtureFingerprint != fixture.snapshot.fingerprint:
         raise ContractError(
             "fixture_fingerprint_mismatch",
@@ -54,15 +47,22 @@ def handle(args: argparse.Namespace) -> int:
         )
     if len(report.scores) != len(report.receipts):
         raise ContractError("invalid_report", "scores and receipts differ in number")
-    changed = 0
+    changed = []
     for receipt, stored in zip(report.receipts, report.scores, strict=True):
         c = receipt.canonical
         if _identity(c) != _identity(stored):
             raise ContractError("invalid_report", f"score {_identity(stored)} is out of order")
         fresh = score_receipt(c, fixture.task(c.taskId), fixture.oracle(c.taskId))
         if canonical_text(fresh.to_json()) != canonical_text(stored.score.to_json()):
-            changed += 1
-            print(f"changed {_identity(c)}: success {stored.score.success} -> {fresh.success}")
-    total = len(report.receipts)
-    print(f"re-scored {total} pairs: {changed} changed", file=sys.stderr)
+            changed.append(
+                f"changed {_identity(c)}: success {stored.score.success} -> {fresh.success}"
+            )
+    return len(report.receipts), changed
+
+
+def handle(args: argparse.Namespace) -> int:
+    total, changed = rescore(args.report, args.fixture or default_fixture_dir())
+    for line in changed:
+        print(line)
+    print(f"re-scored {total} pairs: {len(changed)} changed", file=sys.stderr)
     return 1 if changed else 0

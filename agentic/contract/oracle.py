@@ -1,5 +1,5 @@
 """The hidden oracle of one task. Only the fixture loader, the scorer and the evaluation-only
-``oracle`` adapter may read it; agents never can (see DESIGN.md, dependency rules)."""
+``oracle`` adapter may read it; agents never can (see docs/architecture.md, "Import rules")."""
 
 from __future__ import annotations
 

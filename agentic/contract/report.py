@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import Field
 
@@ -74,6 +74,40 @@ class PairIdentity(ContractModel):
     seed: Int | None
     lifecycle: Lifecycle
     agentId: Str
+
+
+class NamesAPair(Protocol):
+    """Anything that carries the six identity fields: receipts, scores, exclusions, replays."""
+
+    # Read-only members, as the frozen models hold them (camelCase: the JSON field names).
+    @property
+    def taskId(self) -> str: ...  # noqa: N802
+    @property
+    def adapterId(self) -> str: ...  # noqa: N802
+    @property
+    def trialId(self) -> str: ...  # noqa: N802
+    @property
+    def seed(self) -> int | None: ...
+    @property
+    def lifecycle(self) -> Lifecycle: ...
+    @property
+    def agentId(self) -> str: ...  # noqa: N802
+
+
+PAIR_IDENTITY_FIELDS: tuple[str, ...] = tuple(PairIdentity.model_fields)
+# The contract's order of receipts, scores and replays in a report: adapter, task, trial,
+# lifecycle, seed, agent.
+PAIR_SORT_FIELDS = ("adapterId", "taskId", "trialId", "lifecycle", "seed", "agentId")
+
+
+def pair_identity(record: NamesAPair) -> dict[str, Any]:
+    """The six fields that name ``record``'s pair, as every record of it spells them."""
+    return {name: getattr(record, name) for name in PAIR_IDENTITY_FIELDS}
+
+
+def pair_sort_key(record: NamesAPair) -> tuple[str, ...]:
+    """``record``'s identity as text, in the contract's sort order."""
+    return tuple(str(getattr(record, name)) for name in PAIR_SORT_FIELDS)
 
 
 class Exclusion(PairIdentity):

@@ -1,8 +1,8 @@
 """Validation against the five published JSON Schemas, then the pydantic models.
 
-Every boundary runs strict JSON -> schema -> model (DESIGN.md, "fail closed"). The schemas are the
-published contract; the models must accept exactly the documents the schemas accept, and the
-contract tests hold the two together.
+Every boundary runs strict JSON -> schema -> model (docs/architecture.md, "Fail closed"). The
+schemas are the published contract; the models must accept exactly the documents the schemas
+accept, and the contract tests hold the two together.
 
 Three deliberate departures from a stock Python draft-07 validator, each making it agree with the
 reference's Ajv and with the models:

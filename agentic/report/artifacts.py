@@ -19,7 +19,7 @@ from typing import Any
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
-from agentic.contract.report import BenchmarkReport
+from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.report.assemble import projection
 from agentic.report.markdown import DEFAULT_PROMOTION_HEADING, render_markdown
 
@@ -34,18 +34,6 @@ BACKUP_SUFFIX = ".agentic-previous"
 TEMP_PLACEHOLDER = "<temp>"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
-
-
-def _identity(receipt: Any) -> dict[str, Any]:
-    c = receipt.canonical
-    return {
-        "taskId": c.taskId,
-        "adapterId": c.adapterId,
-        "trialId": c.trialId,
-        "seed": c.seed,
-        "lifecycle": c.lifecycle,
-        "agentId": c.agentId,
-    }
 
 
 def _observations_without_paths(receipt: Any) -> dict[str, Any]:
@@ -76,7 +64,7 @@ def render_artifacts(
             for p in report.preparations
         ],
         "receipts": [
-            {**_identity(r), "observations": _observations_without_paths(r)}
+            {**pair_identity(r.canonical), "observations": _observations_without_paths(r)}
             for r in report.receipts
         ],
     }

@@ -23,6 +23,7 @@ from agentic.contract.report import (
     Preparation,
     Promotion,
     ScoreRecord,
+    pair_identity,
 )
 
 METHODOLOGY: tuple[str, ...] = (
@@ -57,16 +58,7 @@ def _exclusions(
         c = receipt.canonical
         reason = c.failure.code or record.score.exclusionReason or "unscored"
         exclusions.append(
-            Exclusion(
-                taskId=c.taskId,
-                adapterId=c.adapterId,
-                trialId=c.trialId,
-                seed=c.seed,
-                lifecycle=c.lifecycle,
-                agentId=c.agentId,
-                failureClass=c.failure.class_,
-                reason=reason,
-            )
+            Exclusion(**pair_identity(c), failureClass=c.failure.class_, reason=reason)
         )
     return tuple(exclusions)
 

@@ -23,6 +23,7 @@ from agentic.contract.report import (
     Preparation,
     PreparationObservations,
     ReplayPayload,
+    pair_identity,
 )
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
@@ -226,12 +227,8 @@ def bundle_replays(
             continue
         replays.append(
             CapsuleReplay(
-                taskId=c.taskId,
-                adapterId="capsule",  # the catalog lets only the capsule declare replays
-                trialId=c.trialId,
-                seed=c.seed,
-                lifecycle=c.lifecycle,
-                agentId=c.agentId,
+                # The catalog lets only the capsule declare replays (v1.0 fixes the id).
+                **(pair_identity(c) | {"adapterId": "capsule"}),
                 first=_replay_payload(payload_a),
                 second=_replay_payload(payload_b),
             )

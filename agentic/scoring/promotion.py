@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.jsrules import utf16_key
 from agentic.contract.receipt import CanonicalReceipt
-from agentic.contract.report import CapsuleReplay, Promotion, PromotionMetrics, ScoreRecord
+from agentic.contract.report import (
+    CapsuleReplay,
+    Promotion,
+    PromotionMetrics,
+    ScoreRecord,
+    pair_identity,
+)
 from agentic.scoring.capsule_payload import replay_payload_valid
 
 MIN_AGENT_CALL_REDUCTION = 0.25
@@ -151,7 +157,7 @@ def pair_failures(
     """Every reason this pair is invalid, as bare codes in the contract's check order."""
     base, cand = pair.baseline.receipt, pair.candidate.receipt
     codes: list[tuple[str, bool]] = [
-        ("duplicate_pair", pair_identity(pair) in seen),
+        ("duplicate_pair", promotion_pair_key(pair) in seen),
         ("pair_identity_mismatch", not (_in_pair(pair, base) and _in_pair(pair, cand))),
         (
             "adapter_identity_mismatch",
@@ -170,7 +176,7 @@ def pair_failures(
     return failures
 
 
-def pair_identity(pair: PromotionPair) -> str:
+def promotion_pair_key(pair: PromotionPair) -> str:
     base = pair.baseline.receipt
     return NUL.join(
         (pair.taskId, pair.trialId, pair.lifecycle, _seed_text(base.seed), base.agentId)
@@ -196,15 +202,7 @@ def _comparable(base: CanonicalReceipt, cand: CanonicalReceipt) -> bool:
 
 def _score_matches(item: ScoredPair) -> bool:
     receipt, record = item.receipt, item.score
-    return (
-        record.taskId == receipt.taskId
-        and record.adapterId == receipt.adapterId
-        and record.trialId == receipt.trialId
-        and record.seed == receipt.seed
-        and record.lifecycle == receipt.lifecycle
-        and record.agentId == receipt.agentId
-        and record.score.taskId == receipt.taskId
-    )
+    return pair_identity(record) == pair_identity(receipt) and record.score.taskId == receipt.taskId
 
 
 def _unscored_or_harness_failed(pair: PromotionPair) -> bool:
@@ -301,7 +299,7 @@ def evaluate_pairs(
     seen: set[str] = set()
     totals = _Totals()
     for pair in pairs:
-        identity = pair_identity(pair)
+        identity = promotion_pair_key(pair)
         codes = pair_failures(
             pair, baseline_id=baseline_id, candidate_id=candidate_id, seen=frozenset(seen)
         )

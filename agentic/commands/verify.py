@@ -1,0 +1,403 @@
+"""``agentic verify LANE [LANE ...]``: do the committed lane baselines still describe this code?
+
+Rerun (the default): each named lane is rerun in-process, into a temporary folder or ``--out``;
+its ``resultsFingerprint`` must equal the committed ``<baselines>/<lane>/canonical.json``'s, and
+the committed report is re-scored with the current scorer (what ``agentic score`` does).
+
+Smoke (``--smoke``, one lane): a subset of the lane (``--adapter``, ``--task``, ``--lifecycle``)
+is run ``--repeats`` times (default 2). Every run's report must validate, all runs must give one
+``resultsFingerprint``, and each receipt must equal the committed lane's receipt of the same
+pair (what ``agentic compare --receipts`` checks): a long lane is checked in minutes.
+``--allow-other-build`` skips that receipt comparison, and says so, when the run's model
+fingerprint (which names the llama.cpp build) is not one the committed lane holds.
+
+One verdict line per lane on stdout (differing pairs are listed above it). Exit 0 when every
+lane reproduces its baseline, 1 when one does not, 2 on bad input: an unknown lane, a missing
+baseline, a lane that could not run or hit a harness error. ``--summary FILE`` writes the
+verdicts as JSON for tools (the container pipeline reads it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from agentic.commands.argtypes import csv_items, positive_int
+from agentic.contract.errors import ContractError
+from agentic.resources import default_fixture_dir, repo_root
+
+if TYPE_CHECKING:
+    from agentic.contract.report import BenchmarkReport
+    from agentic.lane import LaneRequest
+    from agentic.runner.catalog import Catalog, LaneEntry
+
+EXIT_OK, EXIT_MISMATCH = 0, 1
+DEFAULT_REPEATS = 2
+SMOKE_ONLY = ("adapter", "task", "lifecycle", "repeats", "allow_other_build")
+OTHER_BUILD = (
+    "the run's model fingerprint (its llama.cpp build) is not one the committed lane holds"
+)
+
+Progress = Callable[[str], None]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "verify", help="rerun named lanes and require their committed baselines"
+    )
+    parser.add_argument("lanes", nargs="+", metavar="LANE", help="named lanes, e.g. fixture-agent")
+    parser.add_argument(
+        "--baselines", type=Path, default=None, help="baselines root (default: the checkout's)"
+    )
+    parser.add_argument(
+        "--fixture", type=Path, default=None, help="the fixture the baselines measured"
+    )
+    parser.add_argument("--out", type=Path, default=None, help="keep the (first) run here")
+    parser.add_argument("--summary", type=Path, default=None, help="write the verdicts as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    smoke = parser.add_argument_group("smoke", "a short subset of one lane, run repeatedly")
+    smoke.add_argument("--smoke", action="store_true", help="run a subset, compare receipts")
+    smoke.add_argument("--adapter", type=csv_items, default=None, help="adapters of the lane")
+    smoke.add_argument("--task", type=csv_items, default=None, help="comma-separated task ids")
+    smoke.add_argument("--lifecycle", type=csv_items, default=None, help="cold, warm or both")
+    smoke.add_argument(
+        "--repeats", type=positive_int, default=None, help=f"runs (default {DEFAULT_REPEATS})"
+    )
+    smoke.add_argument(
+        "--allow-other-build",
+        action="store_true",
+        help="skip the receipt comparison when the model build differs from the committed one",
+    )
+    parser.set_defaults(func=handle)
+
+
+@dataclass(frozen=True)
+class Committed:
+    """A named lane and its committed baseline folder (``canonical.json`` + ``report.json``)."""
+
+    lane: LaneEntry
+    folder: Path
+    results_fingerprint: str
+
+    @property
+    def report(self) -> Path:
+        return self.folder / "report.json"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    lane: str
+    mode: Literal["rerun", "smoke"]
+    results_fingerprint: str
+    baseline: str
+    problems: tuple[str, ...] = ()
+    details: tuple[str, ...] = ()  # the pairs behind a problem, printed above the verdict
+    committed_fingerprint: str | None = None
+    rescored: tuple[int, int] | None = None  # (pairs, changed)
+    runs: int = 1
+    receipts_compared: int | None = None
+    receipts_not_compared: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+    def line(self) -> str:
+        if self.problems:
+            return f"{self.lane}: FAIL: {'; '.join(self.problems)}"
+        if self.mode == "rerun":
+            assert self.rescored is not None
+            return (
+                f"{self.lane}: ok: resultsFingerprint {self.results_fingerprint} equals "
+                f"{self.baseline}'s; re-scored {self.rescored[0]} pairs, none changed"
+            )
+        receipts = (
+            f"receipts not compared: {self.receipts_not_compared}"
+            if self.receipts_not_compared is not None
+            else f"{self.receipts_compared} receipts equal {self.baseline}'s"
+        )
+        return (
+            f"{self.lane}: ok: {self.runs} runs gave resultsFingerprint "
+            f"{self.results_fingerprint}; {receipts}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lane": self.lane,
+            "mode": self.mode,
+            "passed": self.passed,
+            "baseline": self.baseline,
+            "resultsFingerprint": self.results_fingerprint,
+            "committedFingerprint": self.committed_fingerprint,
+            "problems": list(self.problems),
+            "rescoredPairs": None if self.rescored is None else self.rescored[0],
+            "rescoreChanged": None if self.rescored is None else self.rescored[1],
+            "runs": self.runs,
+            "receiptsCompared": self.receipts_compared,
+            "receiptsNotCompared": self.receipts_not_compared,
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the lanes of one invocation run."""
+
+    fixture_dir: Path
+    catalog: Catalog
+    out: Path | None
+    progress: Progress = field(default=lambda message: None)
+
+
+# --- input ------------------------------------------------------------------------------------
+
+
+def baselines_root(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    root = repo_root()
+    if root is None:
+        raise ContractError("baseline_missing", "no source checkout here: pass --baselines DIR")
+    return root / "baselines"
+
+
+def read_results_fingerprint(path: Path) -> str:
+    from agentic.contract.files import read_input_file
+    from agentic.contract.strict_json import parse_strict
+
+    document = parse_strict(read_input_file(path, code="invalid_report"), source=str(path))
+    value = document.get("resultsFingerprint") if isinstance(document, dict) else None
+    if not isinstance(value, str):
+        raise ContractError("invalid_report", f"{path}: no resultsFingerprint")
+    return value
+
+
+def committed_baseline(catalog: Catalog, root: Path, name: str) -> Committed:
+    lane = catalog.lane(name)  # an unknown lane lists the known ones
+    folder = root / lane.folder
+    for artifact in ("canonical.json", "report.json"):
+        if not (folder / artifact).is_file():
+            raise ContractError(
+                "baseline_missing",
+                f"{name}: no committed {artifact} in {folder}; write the baseline with "
+                f"`agentic run --lane {name} --write`",
+            )
+    return Committed(lane, folder, read_results_fingerprint(folder / "canonical.json"))
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Smoke options without --smoke would be silently ignored: refuse them instead."""
+    given = [f"--{name.replace('_', '-')}" for name in SMOKE_ONLY if getattr(args, name)]
+    if given and not args.smoke:
+        raise ContractError("invalid_cli_option", f"{', '.join(given)} need --smoke")
+    if args.smoke and len(args.lanes) != 1:
+        raise ContractError("invalid_cli_option", "--smoke verifies one lane")
+    if args.out is not None and len(args.lanes) != 1:
+        raise ContractError("invalid_cli_option", "--out keeps the run of one lane")
+
+
+def smoke_adapters(lane: LaneEntry, given: Sequence[str] | None) -> tuple[str, ...]:
+    """A smoke run's adapters: a subset of the lane's, or the committed lane has no such pairs."""
+    if given is None:
+        return lane.adapters
+    for adapter_id in given:
+        if adapter_id not in lane.adapters:
+            raise ContractError(
+                "invalid_cli_option",
+                f"--adapter {adapter_id}: not an adapter of lane {lane.name} "
+                f"({', '.join(lane.adapters)})",
+            )
+    return tuple(given)
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def first_harness_error(report: BenchmarkReport) -> str | None:
+    for receipt in report.receipts:
+        if receipt.canonical.failure.class_ == "harness_error":
+            return next(iter(receipt.observations.diagnostics), "(no diagnostic)")
+    return None
+
+
+def run_into(request: LaneRequest, name: str, progress: Progress) -> Path:
+    """Run a lane into ``request.out``. A run that measured nothing (an adapter that could not
+    be prepared, a harness error) is an error, never a fingerprint mismatch."""
+    from agentic.lane import execute_lane
+
+    assert request.out is not None
+    outcome = execute_lane(request, progress=progress)
+    if outcome.failure is not None:
+        raise ContractError("lane_failed", f"{name}: {outcome.failure}")
+    harness_error = first_harness_error(outcome.report)
+    if harness_error is not None:
+        raise ContractError(
+            "lane_harness_error", f"{name}: the run hit a harness error: {harness_error}"
+        )
+    return request.out
+
+
+def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
+    """The request ``agentic run --lane NAME`` makes."""
+    from agentic.lane import LaneRequest
+
+    return LaneRequest(
+        fixture_dir=plan.fixture_dir,
+        agent=lane.agent,
+        adapters=lane.adapters,
+        promote=lane.promote,
+        replay=lane.replay,
+        catalog=plan.catalog,
+    )
+
+
+def rerun(plan: Plan, committed: Committed) -> Verdict:
+    from agentic.commands.score import rescore
+
+    lane = committed.lane
+    plan.progress(f"verify: rerunning {lane.name}")
+    with tempfile.TemporaryDirectory(prefix="agentic-verify-") as scratch:
+        out = plan.out or Path(scratch) / "run"
+        run_into(replace(lane_request(plan, lane), out=out), lane.name, plan.progress)
+        fresh = read_results_fingerprint(out / "canonical.json")
+    expected = committed.results_fingerprint
+    problems = []
+    if fresh != expected:
+        problems.append(
+            f"resultsFingerprint differs from {committed.folder}: rerun {fresh}, "
+            f"committed {expected}"
+        )
+    pairs, changed = rescore(committed.report, plan.fixture_dir)
+    if changed:
+        problems.append(f"re-scoring {committed.report} changed {len(changed)} of {pairs} pairs")
+    return Verdict(
+        lane=lane.name,
+        mode="rerun",
+        results_fingerprint=fresh,
+        baseline=str(committed.folder),
+        problems=tuple(problems),
+        details=tuple(changed),
+        committed_fingerprint=expected,
+        rescored=(pairs, len(changed)),
+    )
+
+
+def valid_report(path: Path) -> None:
+    """What ``agentic validate report`` checks: schema, model and the stored fingerprints."""
+    from agentic.contract.files import read_input_file
+    from agentic.contract.schemas import parse_and_load
+    from agentic.report.assemble import check_fingerprints
+
+    report = parse_and_load("benchmark-report", read_input_file(path), source=str(path))
+    check_fingerprints(report, str(path))
+
+
+def model_fingerprints(document: dict[str, Any]) -> set[str]:
+    return {r["canonical"]["fingerprints"]["model"] for r in document["receipts"]}
+
+
+def receipts_against(
+    committed: Committed, fresh: Path, allow_other_build: bool
+) -> tuple[int | None, str | None, list[str]]:
+    """(pairs compared, why not compared, differing pairs) of a run against the committed lane.
+    Model text is specific to the llama.cpp build, so another build cannot reproduce it."""
+    from agentic.compare import load_report, receipt_differences
+
+    base, new = load_report(committed.report), load_report(fresh)
+    if allow_other_build and not model_fingerprints(new.document) <= model_fingerprints(
+        base.document
+    ):
+        return None, OTHER_BUILD, []
+    return len(new.document["receipts"]), None, receipt_differences(base, new)
+
+
+def smoke(plan: Plan, committed: Committed, args: argparse.Namespace) -> Verdict:
+    from agentic.contract.receipt import LIFECYCLES
+
+    lane = committed.lane
+    request = replace(
+        lane_request(plan, lane),
+        adapters=smoke_adapters(lane, args.adapter),
+        tasks=args.task,
+        lifecycles=tuple(args.lifecycle or LIFECYCLES),
+        promote=None,  # a subset's promotion would gate something the lane never committed
+        replay=False,
+    )
+    repeats: int = args.repeats or DEFAULT_REPEATS
+    with tempfile.TemporaryDirectory(prefix="agentic-verify-") as scratch:
+        folders = [plan.out or Path(scratch) / "run-1"]
+        folders += [Path(scratch) / f"run-{index}" for index in range(2, repeats + 1)]
+        fingerprints = []
+        for index, folder in enumerate(folders, start=1):
+            plan.progress(f"verify: {lane.name} smoke run {index}/{repeats}")
+            run_into(replace(request, out=folder), lane.name, plan.progress)
+            valid_report(folder / "report.json")
+            fingerprints.append(read_results_fingerprint(folder / "canonical.json"))
+        compared, not_compared, differences = receipts_against(
+            committed, folders[0] / "report.json", args.allow_other_build
+        )
+    problems = []
+    if len(set(fingerprints)) > 1:
+        problems.append(f"not repeatable: resultsFingerprint {' != '.join(fingerprints)}")
+    if differences:
+        problems.append(f"{len(differences)} of {compared} receipts differ from {committed.report}")
+    return Verdict(
+        lane=lane.name,
+        mode="smoke",
+        results_fingerprint=fingerprints[0],
+        baseline=str(committed.folder),
+        problems=tuple(problems),
+        details=tuple(differences),
+        runs=repeats,
+        receipts_compared=compared,
+        receipts_not_compared=not_compared,
+    )
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def write_summary(path: Path, verdicts: Sequence[Verdict]) -> None:
+    document = {
+        "passed": all(v.passed for v in verdicts),
+        "lanes": [v.to_json() for v in verdicts],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def progress_printer(quiet: bool) -> Progress:
+    if quiet:
+        return lambda message: None
+    return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from agentic.runner.catalog import load_catalog
+
+    check_options(args)
+    catalog = load_catalog()
+    root = baselines_root(args.baselines)
+    # Every lane and baseline is checked before the first (possibly long) rerun starts.
+    committed = tuple(committed_baseline(catalog, root, name) for name in args.lanes)
+    plan = Plan(
+        fixture_dir=args.fixture or default_fixture_dir(),
+        catalog=catalog,
+        out=args.out,
+        progress=progress_printer(args.quiet),
+    )
+    verdicts = []
+    for lane in committed:
+        verdict = smoke(plan, lane, args) if args.smoke else rerun(plan, lane)
+        for detail in verdict.details:
+            print(f"  {detail}")
+        print(verdict.line(), flush=True)
+        verdicts.append(verdict)
+    if args.summary is not None:
+        write_summary(args.summary, verdicts)
+    return EXIT_OK if all(v.passed for v in verdicts) else EXIT_MISMATCH
