@@ -37,6 +37,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import rfc8785
@@ -136,32 +137,12 @@ def _fast_form(value: Any) -> Any:
     """
     kind = type(value)
     if kind is dict:
-        copied: dict[str, Any] | None = None
-        for key, item in value.items():
+        for key in value:
             if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
                 return _UNFIT
-            # Strings are most of the nodes; testing them inline saves a call for each.
-            if type(item) is str:
-                continue
-            form = _fast_form(item)
-            if form is _UNFIT:
-                return _UNFIT
-            if form is not item:
-                copied = dict(value) if copied is None else copied
-                copied[key] = form
-        return value if copied is None else copied
+        return _fast_members(value, value.items())
     if kind is list:
-        rebuilt: list[Any] | None = None
-        for index, item in enumerate(value):
-            if type(item) is str:
-                continue
-            form = _fast_form(item)
-            if form is _UNFIT:
-                return _UNFIT
-            if form is not item:
-                rebuilt = list(value) if rebuilt is None else rebuilt
-                rebuilt[index] = form
-        return value if rebuilt is None else rebuilt
+        return _fast_members(value, enumerate(value))
     if kind is str or kind is bool or value is None:
         return value
     if kind is int:
@@ -169,6 +150,26 @@ def _fast_form(value: Any) -> Any:
     if kind is float:
         return _fast_float(value)
     return _UNFIT
+
+
+def _fast_members(container: Any, members: Iterable[tuple[Any, Any]]) -> Any:
+    """``container`` (a dict or list, given as its (key or index, item) pairs) in fast form."""
+    changed: dict[Any, Any] = {}
+    for slot, item in members:
+        # Strings are most of the nodes; testing them inline saves a call for each.
+        if type(item) is str:
+            continue
+        form = _fast_form(item)
+        if form is _UNFIT:
+            return _UNFIT
+        if form is not item:
+            changed[slot] = form
+    if not changed:
+        return container
+    copy = dict(container) if type(container) is dict else list(container)
+    for slot, form in changed.items():
+        copy[slot] = form
+    return copy
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -26,7 +26,7 @@ from agentic.runner.receipts import (
     build_receipt,
     harness_failure_receipt,
 )
-from agentic.runner.trial import TrialLimits, run_trial
+from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint
 
 WARM_STATE_REASON = "completed before scored warm cohort"
@@ -71,6 +71,32 @@ class CohortContext:
             runtime=self.runtime_fingerprint,
             config=self.prepared.config_fingerprint,
             index=self.prepared.index_fingerprint,
+        )
+
+    def trial_receipt(
+        self,
+        pair: PairId,
+        task: AgentTask,
+        agent: Agent,
+        outcome: TrialOutcome,
+        clock: tuple[Timing, Timing, float],
+    ) -> TrajectoryReceipt:
+        """The receipt of a trial that ran; ``clock`` is its startup and model-load timings and
+        the ``perf_counter`` instant its end-to-end time runs from."""
+        startup, model_load, started = clock
+        timings = PairTimings(
+            preparation=self.preparation,
+            startup=startup,
+            model_load=model_load,
+            end_to_end=Timing.measured((time.perf_counter() - started) * 1000),
+        )
+        return build_receipt(
+            pair,
+            outcome,
+            capabilities=self.adapter.capabilities,
+            fingerprints=self.fingerprints(agent, task),
+            timings=timings,
+            temp_paths=(str(self.prepared.root),),
         )
 
     def harness_receipt(
@@ -128,21 +154,10 @@ def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
                 )
                 continue
             outcome = run_trial(agent_session, session, task, limits, ctx.executor)
-            timings = PairTimings(
-                preparation=ctx.preparation,
-                startup=Timing.measured(startup_ms),
-                model_load=_model_load(ctx, reset, agent_session),
-                end_to_end=Timing.measured((time.perf_counter() - started) * 1000),
-            )
+            model_load = _model_load(ctx, reset, agent_session)
+            startup = Timing.measured(startup_ms)
             receipts.append(
-                build_receipt(
-                    pair,
-                    outcome,
-                    capabilities=ctx.adapter.capabilities,
-                    fingerprints=ctx.fingerprints(agent, task),
-                    timings=timings,
-                    temp_paths=(str(ctx.prepared.root),),
-                )
+                ctx.trial_receipt(pair, task, agent, outcome, (startup, model_load, started))
             )
         finally:
             if agent_session is not None:
@@ -194,21 +209,8 @@ def run_warm(ctx: CohortContext) -> list[TrajectoryReceipt]:
                 outcome = run_trial(agent_session, session, task, limits, ctx.executor)
             finally:
                 agent_session.close()
-            timings = PairTimings(
-                preparation=ctx.preparation,
-                startup=warm_state,
-                model_load=warm_state,
-                end_to_end=Timing.measured((time.perf_counter() - started) * 1000),
-            )
             receipts.append(
-                build_receipt(
-                    pair,
-                    outcome,
-                    capabilities=ctx.adapter.capabilities,
-                    fingerprints=ctx.fingerprints(agent, task),
-                    timings=timings,
-                    temp_paths=(str(ctx.prepared.root),),
-                )
+                ctx.trial_receipt(pair, task, agent, outcome, (warm_state, warm_state, started))
             )
             if outcome.corrupts_cohort and outcome.failure is not None:
                 corrupted = outcome.failure.code

@@ -92,6 +92,23 @@ def _record(
     return call
 
 
+def _record_undelivered(
+    outcome: TrialOutcome, tool_name: str, arguments: dict[str, Any], code: str
+) -> None:
+    """A call that never reached the agent: it still counts as an agent call (contract v1.0),
+    with a synthetic error result and nothing charged."""
+    _record(
+        outcome,
+        tool_name,
+        arguments,
+        _synthetic_error(tool_name, code),
+        delivered=False,
+        failure_code=code,
+        visible=0,
+        backend_invocations=0,
+    )
+
+
 def _fail(outcome: TrialOutcome, failure_class: FailureClass, code: str, message: str) -> None:
     outcome.failure = TrialFailure(failure_class, code, redact(message))
     outcome.diagnostics.append(f"{code}: {redact(message)}")
@@ -142,16 +159,7 @@ def run_trial(
         name, arguments = step.toolName, step.arguments
         if len(outcome.calls) >= task.budgets.maxAgentCalls:
             code = "agent_call_budget_exceeded"
-            _record(
-                outcome,
-                name,
-                arguments,
-                _synthetic_error(name, code),
-                delivered=False,
-                failure_code=code,
-                visible=0,
-                backend_invocations=0,
-            )
+            _record_undelivered(outcome, name, arguments, code)
             _fail(outcome, "agent_error", code, f"call {len(outcome.calls)} exceeds the budget")
             return outcome
         started = time.perf_counter()
@@ -159,32 +167,14 @@ def run_trial(
             called = _call_adapter(adapter, name, arguments, limits.timeout_s)
         except AdapterCallError as exc:
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
-            _record(
-                outcome,
-                name,
-                arguments,
-                _synthetic_error(name, exc.code),
-                delivered=False,
-                failure_code=exc.code,
-                visible=0,
-                backend_invocations=0,
-            )
+            _record_undelivered(outcome, name, arguments, exc.code)
             _fail(outcome, exc.failure_class, exc.code, str(exc))
             return outcome
         except Exception as exc:  # untyped: a result that fails validation, or a crash
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
             invalid = isinstance(exc, ValidationError)
             code = "invalid_tool_result" if invalid else "tool_call_failed"
-            _record(
-                outcome,
-                name,
-                arguments,
-                _synthetic_error(name, code),
-                delivered=False,
-                failure_code=code,
-                visible=0,
-                backend_invocations=0,
-            )
+            _record_undelivered(outcome, name, arguments, code)
             _fail(outcome, "harness_error" if invalid else "product_error", code, repr(exc))
             return outcome
         outcome.tool_ms.append((time.perf_counter() - started) * 1000)
