@@ -123,6 +123,30 @@ def model_slug(model_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id)
 
 
+def _tier_report(
+    kind: ReportKind,
+    label: str,
+    report: RankingReport | GenerationReport,
+    *,
+    metrics: dict[str, Metric],
+    document: dict[str, Any],
+    baseline_path: str,
+) -> LoadedReport:
+    """A tier report is comparable with another of the same goldens and settings."""
+    return LoadedReport(
+        kind=kind,
+        label=label,
+        fixture_fingerprint=report.fixtureFingerprint,
+        identity={
+            "goldensFingerprint": report.goldensFingerprint,
+            "settings": report.settings.to_json(),
+        },
+        metrics=metrics,
+        document=document,
+        baseline_path=baseline_path,
+    )
+
+
 def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
     try:
         report = RankingReport.model_validate(document)
@@ -134,17 +158,9 @@ def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
         for scope, summary in _summaries(prefix, run.overall, run.byTag):
             for name, direction in RANKING_METRICS:
                 metrics[f"{scope} {name}"] = Metric(_value(summary, name), direction)
-    return LoadedReport(
-        kind="ranking",
-        label=source,
-        fixture_fingerprint=report.fixtureFingerprint,
-        identity={
-            "goldensFingerprint": report.goldensFingerprint,
-            "settings": report.settings.to_json(),
-        },
-        metrics=metrics,
-        document=document,
-        baseline_path=f"ranking/{report.fixtureFingerprint}/ranking.json",
+    baseline = f"ranking/{report.fixtureFingerprint}/ranking.json"
+    return _tier_report(
+        "ranking", source, report, metrics=metrics, document=document, baseline_path=baseline
     )
 
 
@@ -159,17 +175,10 @@ def generation_report(document: dict[str, Any], source: str) -> LoadedReport:
             for name, direction in GENERATION_METRICS:
                 metrics[f"{scope} {name}"] = Metric(_value(summary, name), direction)
     slug = model_slug(report.model.id)
-    return LoadedReport(
-        kind="generation",
-        label=f"{source} (model {report.model.id})",
-        fixture_fingerprint=report.fixtureFingerprint,
-        identity={
-            "goldensFingerprint": report.goldensFingerprint,
-            "settings": report.settings.to_json(),
-        },
-        metrics=metrics,
-        document=document,
-        baseline_path=f"generation/{report.fixtureFingerprint}/{slug}.json",
+    label = f"{source} (model {report.model.id})"
+    baseline = f"generation/{report.fixtureFingerprint}/{slug}.json"
+    return _tier_report(
+        "generation", label, report, metrics=metrics, document=document, baseline_path=baseline
     )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from agentic.contract.canonical import canonical_bytes
 from agentic.generation.runner import GenerationRun, QuestionRun
+from agentic.ranking.goldens import tier_report_header
 from agentic.ranking.metrics import mean
 
 SCHEMA_VERSION = "1.0"
@@ -112,12 +113,7 @@ def report_json(run: GenerationRun) -> dict[str, Any]:
         mode: mode_json([q for q in run.questions if q.mode == mode]) for mode in run.settings.modes
     }
     return {
-        "schemaVersion": SCHEMA_VERSION,
-        "reportKind": REPORT_KIND,
-        "fixtureFingerprint": run.fixture.corpus_fingerprint,
-        "fixtureVersion": run.fixture.fixture_version,
-        "goldensFingerprint": run.goldens.fingerprint,
-        "goldenCount": len(run.goldens.goldens),
+        **tier_report_header(SCHEMA_VERSION, REPORT_KIND, run.fixture, run.goldens),
         "model": {"id": run.model_id, "fingerprint": run.model_fingerprint},
         "settings": run.settings.to_json(),
         "modes": modes,

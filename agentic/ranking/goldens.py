@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 from pydantic import ValidationError as ModelValidationError
@@ -246,3 +246,18 @@ def load_goldens(fixture: Fixture, path: Path | None = None) -> GoldenSet:
             raise ContractError("golden_file_invalid", f"{rel}: not a regular file")
         located.extend(parse_lines(content, rel))
     return build_set(located, fixture)
+
+
+def tier_report_header(
+    schema_version: str, report_kind: str, fixture: Fixture, goldens: GoldenSet
+) -> dict[str, Any]:
+    """The fields every tier report (ranking, generation) opens with: what it is and which
+    fixture and goldens it scored."""
+    return {
+        "schemaVersion": schema_version,
+        "reportKind": report_kind,
+        "fixtureFingerprint": fixture.corpus_fingerprint,
+        "fixtureVersion": fixture.fixture_version,
+        "goldensFingerprint": goldens.fingerprint,
+        "goldenCount": len(goldens.goldens),
+    }

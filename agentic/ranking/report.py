@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentic.contract.canonical import canonical_bytes
+from agentic.ranking.goldens import tier_report_header
 from agentic.ranking.metrics import METRIC_NAMES, mean, mean_metrics
 from agentic.ranking.runner import QueryResult, RankingRun, VariantRun
 
@@ -61,12 +62,7 @@ def variant_json(run: VariantRun) -> dict[str, Any]:
 
 def report_json(run: RankingRun) -> dict[str, Any]:
     return {
-        "schemaVersion": SCHEMA_VERSION,
-        "reportKind": REPORT_KIND,
-        "fixtureFingerprint": run.fixture.corpus_fingerprint,
-        "fixtureVersion": run.fixture.fixture_version,
-        "goldensFingerprint": run.goldens.fingerprint,
-        "goldenCount": len(run.goldens.goldens),
+        **tier_report_header(SCHEMA_VERSION, REPORT_KIND, run.fixture, run.goldens),
         "settings": run.settings.to_json(),
         "runs": [variant_json(v) for v in run.runs],
     }
