@@ -106,7 +106,7 @@ def _invalid(source: str, exc: ValidationError) -> ContractError:
     return ContractError("invalid_report", f"{source}: {pointer} {first['msg']}")
 
 
-def _value(summary: Any, name: str) -> float | None:
+def _value(summary: RankingSummary | GenerationSummary, name: str) -> float | None:
     value = getattr(summary, name)
     return None if value is None else float(value)
 

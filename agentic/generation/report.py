@@ -28,6 +28,7 @@ from agentic.contract.canonical import canonical_bytes
 from agentic.generation.runner import GenerationRun, QuestionRun
 from agentic.ranking.goldens import tier_report_header
 from agentic.ranking.metrics import mean
+from agentic.ranking.report import format_rate
 
 SCHEMA_VERSION = "1.0"
 REPORT_KIND = "generation"
@@ -129,11 +130,7 @@ def report_bytes(report: dict[str, Any]) -> bytes:
 # --- text view -------------------------------------------------------------------------------
 
 
-def _number(value: Any) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _signed(value: Any) -> str:
+def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
@@ -143,8 +140,8 @@ _COLUMNS = ("pass", "correct", "refusal", "leak", "think", "grounded")
 def summary_cells(summary: dict[str, Any]) -> list[str]:
     return [
         f"{summary['stable']}/{summary['questions']}",
-        *(_number(summary[name]) for name in RATE_NAMES),
-        _number(summary["groundedness"]),
+        *(format_rate(summary[name]) for name in RATE_NAMES),
+        format_rate(summary["groundedness"]),
     ]
 
 
@@ -159,9 +156,9 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def decomposition_lines(parts: dict[str, Any]) -> list[str]:
     return [
         "Decomposition (pass rate over stable questions):",
-        f"  oracle               {_number(parts['oracle'])}   the model's ceiling with this prompt",
-        f"  e2e                  {_number(parts['e2e'])}   the product experience",
-        f"  noretrieval          {_number(parts['noretrieval'])}   the model's own knowledge",
+        f"  oracle               {format_rate(parts['oracle'])}   the model's ceiling with this prompt",
+        f"  e2e                  {format_rate(parts['e2e'])}   the product experience",
+        f"  noretrieval          {format_rate(parts['noretrieval'])}   the model's own knowledge",
         f"  oracle - e2e         {_signed(parts['oracleMinusE2e'])}   large: retrieval is not "
         "delivering what the model could use (ours to fix)",
         f"  e2e - noretrieval    {_signed(parts['e2eMinusNoretrieval'])}   near zero: retrieval is "

@@ -77,7 +77,8 @@ def report_bytes(report: dict[str, Any]) -> bytes:
 _LABELS = {"recall": "recall", "hitRate": "hit", "mrr": "MRR", "ndcg": "nDCG", "precision": "P"}
 
 
-def _number(value: Any) -> str:
+def format_rate(value: float | None) -> str:
+    """A rate in a text table: three decimals, or ``-`` where it is undefined."""
     return "-" if value is None else f"{value:.3f}"
 
 
@@ -93,9 +94,9 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def _summary_cells(summary: dict[str, Any]) -> list[str]:
     return [
         str(summary["queries"]),
-        *(_number(summary[name]) for name in METRIC_NAMES),
+        *(format_rate(summary[name]) for name in METRIC_NAMES),
         str(summary["refusalQueries"]),
-        _number(summary["nonEmptyRate"]),
+        format_rate(summary["nonEmptyRate"]),
         str(summary["errors"]),
     ]
 

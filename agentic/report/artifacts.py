@@ -19,6 +19,7 @@ from typing import Any
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
+from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.report.assemble import projection
 from agentic.report.markdown import DEFAULT_PROMOTION_HEADING, render_markdown
@@ -36,7 +37,7 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def _observations_without_paths(receipt: Any) -> dict[str, Any]:
+def _observations_without_paths(receipt: TrajectoryReceipt) -> dict[str, Any]:
     data: dict[str, Any] = receipt.observations.to_json()
     data["tempPaths"] = [TEMP_PLACEHOLDER for _ in data["tempPaths"]]
     return data
