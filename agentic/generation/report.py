@@ -156,7 +156,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def decomposition_lines(parts: dict[str, Any]) -> list[str]:
     return [
         "Decomposition (pass rate over stable questions):",
-        f"  oracle               {format_rate(parts['oracle'])}   the model's ceiling with this prompt",
+        f"  oracle               {format_rate(parts['oracle'])}   the model's ceiling with "
+        "this prompt",
         f"  e2e                  {format_rate(parts['e2e'])}   the product experience",
         f"  noretrieval          {format_rate(parts['noretrieval'])}   the model's own knowledge",
         f"  oracle - e2e         {_signed(parts['oracleMinusE2e'])}   large: retrieval is not "
