@@ -1,0 +1,593 @@
+"""The error-code catalog (``agentic/contract/codes.py``) against the source that emits the codes.
+
+Every module under ``agentic/`` is parsed with ``ast``. A *sink* is a call that carries a code:
+the failure exceptions (``AdapterError``, ``AdapterCallError``, ``ContractError``, the runner's
+``StepError``, the reference server's ``ProductError``), the runner's receipt writers
+(``TrialFailure``, ``_fail``, ``_record``, ``harness_failure_receipt``, ``harness_receipt``) and
+the helpers that forward a code to one of them (``read_input_file``, ``run_bounded``, ...). The
+code given to a sink is read as written: a string literal, a conditional of literals, a local or
+module constant (including a table of ``(code, class)`` pairs), or an f-string expanded through
+``DYNAMIC``. A code re-raised from another error (``exc.code``) or forwarded through a sink's own
+parameter was collected where it was first written; a product's own code passed through is listed
+in ``RELAYED``. Anything else is reported, so a new way of building a code cannot slip past.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from agentic.contract.codes import CODES, ENTRIES
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "agentic"
+
+INPUT = "input"  # the kind of a ContractError code: the command ends with exit 2, no receipt
+CLASSES = frozenset({"harness_error", "agent_error", "product_error"})
+CODE_SHAPE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Sink:
+    """Where a call carries its code (position, keyword) and its class (likewise, or fixed)."""
+
+    code_at: int | None
+    code_kw: str
+    class_at: int | None = None
+    class_kw: str | None = None
+    kind: str | None = None  # a fixed class or INPUT; None: read from the call, or not given
+
+
+_ADAPTER = Sink(0, "code", 1, "failure_class")
+
+# Sinks by the called name, wherever they are called.
+SINKS: dict[str, Sink] = {
+    "AdapterError": _ADAPTER,
+    "AdapterCallError": _ADAPTER,
+    "ContractError": Sink(0, "code", kind=INPUT),
+    # runner/steps.py: an invalid agent step; run_trial ends the trial with it as an agent_error.
+    "StepError": Sink(0, "code", kind="agent_error"),
+    # server/app.py: an error result of the reference server; mcp-reference raises its code as
+    # AdapterCallError(code, "product_error").
+    "ProductError": Sink(0, "code", kind="product_error"),
+    "TrialFailure": Sink(1, "code", 0, "failure_class"),
+    # runner/receipts.py: a pair that never ran, always a harness_error.
+    "harness_failure_receipt": Sink(None, "code", kind="harness_error"),
+    # contract/files.py: the ContractError code of an unreadable input file.
+    "read_input_file": Sink(None, "code", kind=INPUT),
+    # adapters/qmd/proc.py: the ContractError code of a process that cannot start or times out.
+    # (mcp/process.py's run_bounded takes no code, so a call without ``code=`` carries none.)
+    "run_bounded": Sink(None, "code", kind=INPUT),
+    # A tool result's errorCode (a synthetic or a delivered error result): no class of its own.
+    "ToolResult": Sink(None, "errorCode"),
+}
+
+# Private helpers, by (module, name): the same name means something else in another module.
+MODULE_SINKS: dict[tuple[str, str], Sink] = {
+    ("agentic/runner/trial.py", "_fail"): Sink(2, "code", 1, "failure_class"),
+    ("agentic/runner/trial.py", "_record"): Sink(None, "failure_code"),
+    ("agentic/runner/trial.py", "_record_undelivered"): Sink(3, "code"),
+    ("agentic/runner/trial.py", "_synthetic_error"): Sink(1, "code"),
+    ("agentic/runner/lifecycles.py", "harness_receipt"): Sink(2, "code", kind="harness_error"),
+    ("agentic/adapters/mcp/adapter.py", "_list_product_tools"): Sink(
+        2, "code", kind="harness_error"
+    ),
+    ("agentic/ranking/goldens.py", "_invalid"): Sink(0, "code", kind=INPUT),
+}
+
+# An f-string that builds a code, by (module, source): for every code it can build, the values of
+# its placeholders in order. Every value must be a string literal of that module (where it is
+# chosen), and every expansion is checked against the catalog like a literal code.
+DYNAMIC: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    # McpAdapter._start(root, timeout_s, stage): prepare() passes "adapter_preparation" and
+    # attach() "adapter_attach"; suffix is "timeout" when starting the product timed out, else
+    # "failed".
+    ("agentic/adapters/mcp/adapter.py", "f'{stage}_{suffix}'"): (
+        ("adapter_attach", "failed"),
+        ("adapter_attach", "timeout"),
+        ("adapter_preparation", "failed"),
+        ("adapter_preparation", "timeout"),
+    ),
+    # gno preparation runs ``gno --json update`` then ``gno --json embed``; argv[-1] is the step.
+    ("agentic/adapters/mcp/gno.py", "f'gno_{argv[-1]}_failed'"): (("embed",), ("update",)),
+    # validate_schedule calls _check_items with the kinds "task", "adapter", "lifecycle", "trial".
+    ("agentic/runner/schedule.py", "f'invalid_{kind}_schedule'"): (
+        ("adapter",),
+        ("lifecycle",),
+        ("task",),
+        ("trial",),
+    ),
+}
+
+# A product's own error code passed through, by (module, source), with where those codes are.
+RELAYED: dict[tuple[str, str], str] = {
+    (
+        "agentic/adapters/mcp/reference.py",
+        "product_error_code(call.raw.structured, 'error')",
+    ): "the reference server's codes: its ProductError codes and the lexical index's "
+    "AdapterError codes, both collected (and cataloged) where they are raised",
+    (
+        "agentic/adapters/mcp/gno.py",
+        "f\"gno_{product_error_code(raw.structured, 'error')}\"",
+    ): "GNO's own error codes, delivered to the agent as gno_<code> error results; an open "
+    "set owned by the product, so not cataloged (the catalog's docstring says so)",
+}
+
+# Attributes that hold a code (or class) already raised elsewhere: ``raise X(exc.code, ...)``.
+_PASSED_ATTRIBUTES = frozenset({"code", "failure_class", "errorCode"})
+
+
+@dataclass(frozen=True)
+class Emission:
+    code: str
+    kind: str | None  # a failure class, INPUT, or None when the sink gives no class
+    where: str
+
+
+@dataclass(frozen=True)
+class _Values:
+    """The literal values an expression can take; ``key`` pairs two conditionals of one test."""
+
+    values: tuple[str, ...]
+    key: str | None = None
+
+
+_PASS = _Values(())  # forwarded or re-raised: collected where it was first written
+
+
+@dataclass
+class _Found:
+    emissions: list[Emission]
+    problems: list[str]
+    used_dynamic: set[tuple[str, str]]
+    used_relayed: set[tuple[str, str]]
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+@cache
+def _tree(rel: str) -> ast.Module:
+    return ast.parse((ROOT / rel).read_text(encoding="utf-8"), filename=rel)
+
+
+@cache
+def _module_values(rel: str) -> dict[str, ast.expr]:
+    """Module-level ``NAME = value`` (and annotated) assignments, and agentic imports by name."""
+    found: dict[str, ast.expr] = {}
+    for node in _tree(rel).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                found[target.id] = node.value
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and node.value is not None
+            and isinstance(node.target, ast.Name)
+        ):
+            found[node.target.id] = node.value
+    return found
+
+
+@cache
+def _imported(rel: str) -> dict[str, str]:
+    """Names imported from another agentic module: name -> that module's path."""
+    found: dict[str, str] = {}
+    for node in _tree(rel).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            target = ROOT / (node.module.replace(".", "/") + ".py")
+            if node.module.startswith("agentic.") and target.is_file():
+                for alias in node.names:
+                    found[alias.asname or alias.name] = _rel(target)
+    return found
+
+
+def _called_name(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
+def _sink(rel: str, name: str | None) -> Sink | None:
+    if name is None:
+        return None
+    return MODULE_SINKS.get((rel, name)) or SINKS.get(name)
+
+
+def _argument(call: ast.Call, at: int | None, keyword: str | None) -> ast.expr | None:
+    if at is not None and at < len(call.args):
+        return call.args[at]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    return {a.arg for a in every}
+
+
+def _assignment(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, line: int
+) -> tuple[ast.expr, int | None] | None:
+    """The last assignment to ``name`` before ``line`` in ``function``: its value, and the index
+    of ``name`` when the target is a tuple."""
+    best: tuple[int, ast.expr, int | None] | None = None
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Assign) or node.lineno >= line:
+            continue
+        for target in node.targets:
+            index: int | None = None
+            if isinstance(target, ast.Name) and target.id == name:
+                index = None
+            elif isinstance(target, ast.Tuple) and any(
+                isinstance(e, ast.Name) and e.id == name for e in target.elts
+            ):
+                index = next(
+                    i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name
+                )
+            else:
+                continue
+            if best is None or node.lineno > best[0]:
+                best = (node.lineno, node.value, index)
+    return None if best is None else (best[1], best[2])
+
+
+class _Resolver:
+    def __init__(self, rel: str, found: _Found) -> None:
+        self.rel = rel
+        self.found = found
+
+    def problem(self, node: ast.AST, what: str) -> None:
+        self.found.problems.append(f"{self.rel}:{getattr(node, 'lineno', 0)}: {what}")
+
+    def values(
+        self,
+        expr: ast.expr,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        sink_function: bool,
+    ) -> _Values | None:
+        """The literal values of ``expr``; _PASS when forwarded; None (reported) when unknown."""
+        source = ast.unparse(expr)
+        if (self.rel, source) in RELAYED:
+            self.found.used_relayed.add((self.rel, source))
+            return _PASS
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            return _Values((expr.value,))
+        if isinstance(expr, ast.IfExp):
+            body = self.values(expr.body, function, sink_function)
+            orelse = self.values(expr.orelse, function, sink_function)
+            if body is None or orelse is None or _PASS in (body, orelse):
+                self.problem(expr, f"conditional code {source} is not literal")
+                return None
+            return _Values(body.values + orelse.values, f"if {ast.unparse(expr.test)}")
+        if isinstance(expr, ast.JoinedStr):
+            return self.dynamic(expr, source)
+        if isinstance(expr, ast.Attribute) and expr.attr in _PASSED_ATTRIBUTES:
+            return _PASS
+        if isinstance(expr, ast.Name):
+            return self.name(expr, function, sink_function)
+        self.problem(expr, f"unrecognized code expression {source}")
+        return None
+
+    def name(
+        self,
+        expr: ast.Name,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        sink_function: bool,
+    ) -> _Values | None:
+        if function is not None:
+            assigned = _assignment(function, expr.id, expr.lineno)
+            if assigned is not None:
+                value, index = assigned
+                if index is None:
+                    return self.values(value, function, sink_function)
+                return self.table(expr, value, index)
+            if expr.id in _parameters(function):
+                if sink_function:
+                    return _PASS  # a sink forwarding its own code: collected at its callers
+                self.problem(expr, f"code parameter {expr.id!r} of a function that is no sink")
+                return None
+        constant = _module_values(self.rel).get(expr.id)
+        if constant is not None:
+            return self.values(constant, None, sink_function)
+        origin = _imported(self.rel).get(expr.id)
+        if origin is not None and expr.id in _module_values(origin):
+            return _Resolver(origin, self.found).values(
+                _module_values(origin)[expr.id], None, sink_function
+            )
+        self.problem(expr, f"unresolved code name {expr.id!r}")
+        return None
+
+    def table(self, expr: ast.Name, value: ast.expr, index: int) -> _Values | None:
+        """``code, failure_class = TABLE[key]`` over a module-level dict of literal tuples."""
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+            table = _module_values(self.rel).get(value.value.id)
+            if isinstance(table, ast.Dict):
+                picked: list[str] = []
+                for row in table.values:
+                    if not isinstance(row, ast.Tuple) or len(row.elts) <= index:
+                        break
+                    cell = row.elts[index]
+                    if not isinstance(cell, ast.Constant) or not isinstance(cell.value, str):
+                        break
+                    picked.append(cell.value)
+                else:
+                    return _Values(tuple(picked), f"table {value.value.id}")
+        self.problem(expr, f"code {expr.id!r} unpacked from {ast.unparse(value)}")
+        return None
+
+    def dynamic(self, expr: ast.JoinedStr, source: str) -> _Values | None:
+        expansions = DYNAMIC.get((self.rel, source))
+        if expansions is None:
+            self.problem(expr, f"f-string code {source} is not in DYNAMIC")
+            return None
+        self.found.used_dynamic.add((self.rel, source))
+        return _Values(tuple(_expand(expr, parts) for parts in expansions))
+
+
+def _expand(expr: ast.JoinedStr, parts: tuple[str, ...]) -> str:
+    """The f-string with its placeholders replaced by ``parts``, in order."""
+    pieces: list[str] = []
+    remaining = list(parts)
+    for value in expr.values:
+        if isinstance(value, ast.Constant):
+            pieces.append(str(value.value))
+        else:
+            assert remaining, f"{ast.unparse(expr)}: too few values in {parts}"
+            pieces.append(remaining.pop(0))
+    assert not remaining, f"{ast.unparse(expr)}: too many values in {parts}"
+    return "".join(pieces)
+
+
+def _pair(codes: _Values, classes: _Values | None, fixed: str | None) -> list[str | None]:
+    """The class of each code value: fixed, broadcast from one class, or zipped by one test."""
+    if fixed is not None:
+        return [fixed] * len(codes.values)
+    if classes is None or classes is _PASS:
+        return [None] * len(codes.values)
+    if len(classes.values) == 1:
+        return [classes.values[0]] * len(codes.values)
+    if classes.key is not None and classes.key == codes.key:
+        return list(classes.values)
+    raise ValueError(f"classes {classes.values} do not pair with codes {codes.values}")
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, rel: str, found: _Found) -> None:
+        self.rel = rel
+        self.found = found
+        self.resolver = _Resolver(rel, found)
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._function(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._function(node)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        sink = _sink(self.rel, node.name)
+        if sink is not None:
+            self._defaults(node, sink)
+        self.functions.append(node)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    def _defaults(self, node: ast.FunctionDef | ast.AsyncFunctionDef, sink: Sink) -> None:
+        """A sink's default code (``read_input_file(code="unreadable_file")``) is emitted too."""
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaulted = positional[len(positional) - len(arguments.defaults) :]
+        pairs = list(zip(defaulted, arguments.defaults, strict=True))
+        pairs += [
+            (a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d
+        ]
+        for parameter, default in pairs:
+            if parameter.arg != sink.code_kw:
+                continue
+            if isinstance(default, ast.Constant) and isinstance(default.value, str):
+                where = f"{self.rel}:{default.lineno}"
+                self.found.emissions.append(Emission(default.value, sink.kind, where))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        sink = _sink(self.rel, _called_name(node))
+        if sink is None:
+            return
+        code_expr = _argument(node, sink.code_at, sink.code_kw)
+        if code_expr is None:
+            if sink.code_at is not None:
+                self.resolver.problem(node, f"{ast.unparse(node.func)}(...) without a code")
+            return
+        if isinstance(code_expr, ast.Constant) and code_expr.value is None:
+            return  # an ok result's errorCode, a delivered call's failureCode
+        function = self.functions[-1] if self.functions else None
+        in_sink = function is not None and _sink(self.rel, function.name) is not None
+        codes = self.resolver.values(code_expr, function, in_sink)
+        if codes is None or codes is _PASS:
+            return
+        classes: _Values | None = None
+        if sink.kind is None and (sink.class_at is not None or sink.class_kw is not None):
+            class_expr = _argument(node, sink.class_at, sink.class_kw)
+            if class_expr is not None:
+                classes = self.resolver.values(class_expr, function, in_sink)
+        try:
+            kinds = _pair(codes, classes, sink.kind)
+        except ValueError as exc:
+            self.resolver.problem(node, str(exc))
+            return
+        where = f"{self.rel}:{node.lineno}"
+        for code, kind in zip(codes.values, kinds, strict=True):
+            self.found.emissions.append(Emission(code, kind, where))
+
+
+@cache
+def _found() -> _Found:
+    found = _Found([], [], set(), set())
+    for path in _modules():
+        rel = _rel(path)
+        _Visitor(rel, found).visit(_tree(rel))
+    return found
+
+
+def _emissions() -> list[Emission]:
+    return _found().emissions
+
+
+def _by_code() -> dict[str, list[Emission]]:
+    grouped: dict[str, list[Emission]] = {}
+    for emission in _emissions():
+        grouped.setdefault(emission.code, []).append(emission)
+    return grouped
+
+
+def _string_literals(rel: str) -> Iterator[str]:
+    for node in ast.walk(_tree(rel)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.value
+
+
+# --- the source ---------------------------------------------------------------------------------
+
+
+def test_every_code_expression_in_a_sink_is_understood() -> None:
+    assert _found().problems == []
+
+
+def test_the_source_emits_codes() -> None:
+    # Guards the collector itself: a broken walk would make every other check vacuous.
+    assert len(_by_code()) >= 100
+
+
+def test_every_emitted_code_is_cataloged() -> None:
+    missing = sorted(f"{e.where}: {e.code}" for e in _emissions() if e.code not in CODES)
+    assert missing == []
+
+
+def test_an_emitted_failure_class_matches_the_catalog() -> None:
+    wrong = sorted(
+        f"{e.where}: {e.code} raised as {e.kind}, cataloged as {CODES[e.code].failure_class}"
+        for e in _emissions()
+        if e.kind in CLASSES and e.code in CODES and CODES[e.code].failure_class != e.kind
+    )
+    assert wrong == []
+
+
+def test_a_contract_error_code_is_cataloged_as_an_input_error() -> None:
+    wrong = sorted(
+        f"{e.where}: {e.code}"
+        for e in _emissions()
+        if e.kind == INPUT and e.code in CODES and not CODES[e.code].input_error
+    )
+    assert wrong == []
+
+
+def test_every_emitted_class_is_a_receipt_failure_class() -> None:
+    wrong = sorted(
+        f"{e.where}: {e.code} with {e.kind}"
+        for e in _emissions()
+        if e.kind is not None and e.kind != INPUT and e.kind not in CLASSES
+    )
+    assert wrong == []
+
+
+def test_every_cataloged_code_is_emitted() -> None:
+    emitted = _by_code()
+    assert sorted(code for code in CODES if code not in emitted) == []
+
+
+def test_a_cataloged_failure_class_is_one_the_code_is_emitted_with() -> None:
+    emitted = _by_code()
+    dead = sorted(
+        f"{entry.code}: {entry.failure_class}"
+        for entry in ENTRIES
+        if entry.failure_class is not None
+        and entry.failure_class not in {e.kind for e in emitted.get(entry.code, [])}
+    )
+    assert dead == []
+
+
+def test_a_cataloged_input_error_is_raised_as_a_contract_error() -> None:
+    emitted = _by_code()
+    dead = sorted(
+        entry.code
+        for entry in ENTRIES
+        if entry.input_error and INPUT not in {e.kind for e in emitted.get(entry.code, [])}
+    )
+    assert dead == []
+
+
+def test_a_dynamic_code_is_built_from_literals_of_its_module() -> None:
+    unknown = sorted(
+        f"{rel}: {source} takes {part!r}"
+        for (rel, source), expansions in DYNAMIC.items()
+        for parts in expansions
+        for part in parts
+        if part not in set(_string_literals(rel))
+    )
+    assert unknown == []
+
+
+def test_every_dynamic_and_relayed_entry_is_still_in_the_source() -> None:
+    found = _found()
+    stale = sorted(
+        f"{rel}: {source}" for rel, source in DYNAMIC if (rel, source) not in found.used_dynamic
+    )
+    stale += sorted(
+        f"{rel}: {source}" for rel, source in RELAYED if (rel, source) not in found.used_relayed
+    )
+    assert stale == []
+
+
+# --- the table ----------------------------------------------------------------------------------
+
+
+def test_the_catalog_is_sorted_by_code_without_duplicates() -> None:
+    codes = [entry.code for entry in ENTRIES]
+    assert codes == sorted(set(codes))
+
+
+def test_the_mapping_holds_every_entry_under_its_code() -> None:
+    assert dict(CODES) == {entry.code: entry for entry in ENTRIES}
+
+
+def test_a_code_is_a_snake_case_token() -> None:
+    assert [e.code for e in ENTRIES if not CODE_SHAPE.fullmatch(e.code)] == []
+
+
+def test_an_entry_has_a_receipt_class_or_is_an_input_error() -> None:
+    assert [e.code for e in ENTRIES if e.failure_class is None and not e.input_error] == []
+    assert [e.code for e in ENTRIES if e.failure_class not in {None, *CLASSES}] == []
+
+
+def test_a_meaning_is_one_line() -> None:
+    bad = [e.code for e in ENTRIES if not e.meaning.strip() or "\n" in e.meaning]
+    assert bad == []
+
+
+def test_the_catalog_imports_nothing_from_agentic_but_contract_errors() -> None:
+    tree = _tree("agentic/contract/codes.py")
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agentic")
+    }
+    imported |= {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name.startswith("agentic")
+    }
+    assert imported <= {"agentic.contract.errors"}
