@@ -316,12 +316,6 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "gno-mcp cannot map a search filter onto GNO",
     ),
     ErrorCode(
-        "gno_mcp_readiness_failed",
-        "harness_error",
-        False,
-        "gno-mcp's warm readiness probe did not report meta.vectorsUsed true",
-    ),
-    ErrorCode(
         "gno_update_failed",
         "harness_error",
         False,
@@ -831,7 +825,8 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "readiness_probe_failed",
         "harness_error",
         False,
-        "the warm readiness probe (or the reference's cold-start search) failed or found nothing",
+        "the warm readiness probe (or the reference's cold-start search) failed, found nothing,"
+        " or (gno-mcp) did not report meta.vectorsUsed",
     ),
     ErrorCode(
         "report_fingerprint_mismatch",

@@ -453,7 +453,7 @@ def probe_check(raw: RawResult) -> None:
     meta = structured.get("meta") if isinstance(structured, dict) else None
     if raw.is_error or not isinstance(meta, dict) or meta.get("vectorsUsed") is not True:
         raise AdapterError(
-            "gno_mcp_readiness_failed", "harness_error", "probe did not report vectorsUsed"
+            "readiness_probe_failed", "harness_error", "probe did not report vectorsUsed"
         )
 
 
