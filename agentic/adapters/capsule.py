@@ -39,8 +39,8 @@ from agentic.adapters.capsule_select import (
 )
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical import DEFAULT_LIMIT, search_scopes
-from agentic.adapters.lexical_index import is_blank
 from agentic.contract.canonical import canonical_text, fingerprint
+from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolResult
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot

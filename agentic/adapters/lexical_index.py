@@ -88,10 +88,6 @@ INDEX_FILE = "lexical.sqlite"
 FIRST_CHUNK_BYTES = 1500
 
 
-def is_blank(line: str) -> bool:
-    return not line.strip()
-
-
 def first_chunk_end(lines: tuple[str, ...]) -> int:
     """Last line of a document's first chunk: the longest prefix of lines whose UTF-8 size,
     counting one LF per line, stays within FIRST_CHUNK_BYTES; never less than line 1."""

@@ -29,7 +29,8 @@ from typing import Any
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.lexical_index import LexicalIndex, is_blank
+from agentic.adapters.lexical_index import LexicalIndex
+from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 

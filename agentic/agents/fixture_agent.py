@@ -37,7 +37,7 @@ from agentic.agents.observed import Item, call_items, from_visible
 from agentic.contract.base import is_full_date
 from agentic.contract.canonical import canonical_text, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.jsrules import JS_WHITESPACE, js_trim, utf16_key
+from agentic.contract.jsrules import JS_WHITESPACE, is_blank, js_trim, utf16_key
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask, ClaimDefinition
 
@@ -106,14 +106,10 @@ def candidate_pool(calls: Sequence[VisibleCall]) -> tuple[Item, ...]:
 # ---- line selection ----------------------------------------------------------------------------
 
 
-def _is_blank(text: str) -> bool:
-    return not js_trim(text)
-
-
 def expand_lines(items: Iterable[Item]) -> Iterator[Line]:
     for item in items:
         for offset, text in enumerate(item.text.split("\n")):
-            if not _is_blank(text):
+            if not is_blank(text):
                 yield Line(item, item.start_line + offset, text)
 
 

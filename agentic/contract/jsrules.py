@@ -26,3 +26,8 @@ def utf16_key(text: str) -> bytes:
 def js_trim(text: str) -> str:
     """``String.prototype.trim``."""
     return text.strip(JS_WHITESPACE)
+
+
+def is_blank(line: str) -> bool:
+    """A line with nothing but whitespace, as the reference (``line.trim() === ""``) sees it."""
+    return not js_trim(line)

@@ -39,9 +39,9 @@ from agentic.adapters.lexical_index import (
     LexicalIndex,
     StoredDocument,
     first_chunk_end,
-    is_blank,
 )
 from agentic.contract.errors import ContractError
+from agentic.contract.jsrules import is_blank
 
 SERVER_NAME = "agentic-reference"
 SERVER_VERSION = "1"

@@ -45,7 +45,6 @@ from typing import Any, Literal, Protocol
 
 from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities
 from agentic.adapters.errors import AdapterCallError, AdapterError
-from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.backend_config import BackendConfig, ToolMapping, load_backend_config
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.mcp.profile import (
@@ -72,6 +71,7 @@ from agentic.adapters.mcp.results import (
 )
 from agentic.adapters.reads import TaskScope, nonblank_evidence, read_content
 from agentic.contract.canonical import canonical_text, fingerprint
+from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 

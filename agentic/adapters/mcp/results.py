@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.profile import CallScope
 from agentic.adapters.reads import line_evidence, scope_violation
+from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusFile
 

@@ -33,7 +33,6 @@ from urllib.parse import unquote
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.lexical_index import is_blank
 from agentic.adapters.mcp.profile import CallScope
 from agentic.adapters.mcp.results import (
     as_int,
@@ -50,6 +49,7 @@ from agentic.adapters.mcp.results import (
 from agentic.adapters.qmd.native import collection_names
 from agentic.adapters.reads import read_content, scope_violation
 from agentic.contract.canonical import canonical_text
+from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile
 
