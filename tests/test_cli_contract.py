@@ -17,7 +17,7 @@ import pytest
 
 from agentic.cli import main
 from agentic.tools import tool_definitions
-from tests.contract import contract_docs as docs
+from tests.support import documents as docs
 from tests.support.reports import resealed
 
 

@@ -13,7 +13,7 @@ import pytest
 from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
 from agentic.lane import LaneRequest, execute_lane
-from tests.ranking.tiny_goldens import tiny_goldens, write_goldens
+from tests.support.goldens import tiny_goldens, write_goldens
 from tests.support.reports import resealed
 from tests.support.tiny_fixture import write_tiny_fixture
 

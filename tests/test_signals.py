@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.backends.support import processes_mentioning
+from tests.support.processes import processes_mentioning
 from tests.support.tiny_fixture import write_tiny_fixture
 
 pytestmark = pytest.mark.real_process

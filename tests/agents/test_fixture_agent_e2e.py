@@ -20,13 +20,13 @@ from agentic.agents.fixture_agent import FixtureAgent
 from agentic.contract.canonical import ZERO_HASH, canonical_text, sha256_hex
 from agentic.contract.receipt import Fingerprints, Timing
 from agentic.contract.report import TaskScore
-from agentic.fixture.loader import Fixture, load_fixture
+from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.receipts import PairId, PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
 from agentic.scoring.score import score_receipt
 from agentic.tools import tool_definitions
-from tests.support.tiny_fixture import CUES, TASK_A, TASK_B, TASK_C, TASK_IDS, write_tiny_fixture
+from tests.support.tiny_fixture import CUES, TASK_A, TASK_B, TASK_C, TASK_IDS
 
 TIMEOUT_S = 30.0
 
@@ -79,17 +79,12 @@ class World:
         return outcome, score_receipt(receipt.canonical, task, self.fixture.oracle(task_id))
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
-    return load_fixture(write_tiny_fixture(tmp_path_factory.mktemp("tiny")))
-
-
 @pytest.fixture
-def world(tiny: Fixture, tmp_path: Path) -> Iterator[World]:
+def world(tiny_fixture: Fixture, tmp_path: Path) -> Iterator[World]:
     data = json.dumps(CUES).encode("utf-8")
     agent = FixtureAgent(parse_cue_table(data), sha256_hex(data))
     executor = BoundedExecutor()
-    yield World(tiny, agent, executor, tmp_path)
+    yield World(tiny_fixture, agent, executor, tmp_path)
     executor.close()
 
 

@@ -15,19 +15,19 @@ from agentic.adapters.mcp import gno
 from agentic.adapters.mcp.adapter import McpAdapter, product_tools_fingerprint
 from agentic.adapters.mcp.profile import CallScope, ParseInput, RawResult
 from agentic.fixture.loader import Fixture
-from tests.adapters.adapter_snapshots import make_task, standard_snapshot
-from tests.mcp.support import DOC_B, DOC_B_LINES, FOREIGN_DOC, TASK_B
+from tests.support.mcp import DOC_B, DOC_B_LINES, FOREIGN_DOC, TASK_B
+from tests.support.snapshots import make_task, standard_snapshot
 
 LAUNCH = DOC_B_LINES[4]
 
 
 @pytest.fixture
-def scope(tiny: Fixture) -> CallScope:
-    return CallScope(task=tiny.task(TASK_B), snapshot=tiny.snapshot)
+def scope(tiny_fixture: Fixture) -> CallScope:
+    return CallScope(task=tiny_fixture.task(TASK_B), snapshot=tiny_fixture.snapshot)
 
 
-def _source(tiny: Fixture, uri: str) -> dict[str, Any]:
-    file = tiny.snapshot.by_uri(uri)
+def _source(tiny_fixture: Fixture, uri: str) -> dict[str, Any]:
+    file = tiny_fixture.snapshot.by_uri(uri)
     assert file is not None
     return {
         "relPath": file.rel_path,
@@ -37,7 +37,9 @@ def _source(tiny: Fixture, uri: str) -> dict[str, Any]:
     }
 
 
-def _search_payload(tiny: Fixture, uri: str, snippet: str, start: int, end: int) -> dict[str, Any]:
+def _search_payload(
+    tiny_fixture: Fixture, uri: str, snippet: str, start: int, end: int
+) -> dict[str, Any]:
     return {
         "results": [
             {
@@ -47,7 +49,7 @@ def _search_payload(tiny: Fixture, uri: str, snippet: str, start: int, end: int)
                 "score": 0.8,
                 "snippet": snippet,
                 "snippetRange": {"startLine": start, "endLine": end},
-                "source": _source(tiny, uri),
+                "source": _source(tiny_fixture, uri),
             }
         ],
         "meta": {
@@ -72,13 +74,13 @@ def _parse(
 
 
 def test_prepare_fails_closed_when_gno_is_absent(
-    tiny: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tiny_fixture: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     monkeypatch.delenv(gno.EXECUTABLE_ENV, raising=False)
-    adapter = McpAdapter(gno.PROFILE, tiny.snapshot)
+    adapter = McpAdapter(gno.PROFILE, tiny_fixture.snapshot)
     with pytest.raises(AdapterError) as raised:
-        adapter.prepare(tiny.snapshot, tmp_path / "root", timeout_s=5.0)
+        adapter.prepare(tiny_fixture.snapshot, tmp_path / "root", timeout_s=5.0)
     assert (raised.value.code, raised.value.failure_class) == (
         "gno_executable_not_found",
         "harness_error",
@@ -122,11 +124,14 @@ def test_a_multi_collection_task_must_name_its_collection() -> None:
 
 
 def test_an_exact_snippet_yields_line_atomic_evidence_of_the_query_lines(
-    tiny: Fixture, scope: CallScope
+    tiny_fixture: Fixture, scope: CallScope
 ) -> None:
     snippet = "\n".join(DOC_B_LINES[4:7])
     outcome = _parse(
-        scope, "search", {"query": "launch date"}, _search_payload(tiny, DOC_B, snippet, 5, 7)
+        scope,
+        "search",
+        {"query": "launch date"},
+        _search_payload(tiny_fixture, DOC_B, snippet, 5, 7),
     )
     assert [(e.startLine, e.text) for e in outcome.result.evidence] == [(5, LAUNCH)]
     assert outcome.result.evidence[0].backendHashUnavailableReason == gno.HASH_REASON
@@ -134,18 +139,18 @@ def test_an_exact_snippet_yields_line_atomic_evidence_of_the_query_lines(
 
 
 def test_a_snippet_that_differs_from_the_snapshot_yields_no_evidence(
-    tiny: Fixture, scope: CallScope
+    tiny_fixture: Fixture, scope: CallScope
 ) -> None:
-    payload = _search_payload(tiny, DOC_B, "Launch date: 2026-09-15", 5, 5)
+    payload = _search_payload(tiny_fixture, DOC_B, "Launch date: 2026-09-15", 5, 5)
     outcome = _parse(scope, "search", {"query": "launch"}, payload)
     assert outcome.result.evidence == ()
     assert outcome.result.status == "ok"
 
 
 def test_a_result_from_another_collection_is_a_scope_violation(
-    tiny: Fixture, scope: CallScope
+    tiny_fixture: Fixture, scope: CallScope
 ) -> None:
-    payload = _search_payload(tiny, FOREIGN_DOC, "Incident: INC-4827", 3, 3)
+    payload = _search_payload(tiny_fixture, FOREIGN_DOC, "Incident: INC-4827", 3, 3)
     with pytest.raises(AdapterCallError) as raised:
         _parse(scope, "search", {"query": "launch"}, payload)
     assert (raised.value.code, raised.value.failure_class) == (
@@ -154,8 +159,10 @@ def test_a_result_from_another_collection_is_a_scope_violation(
     )
 
 
-def test_malformed_query_metadata_is_an_invalid_result(tiny: Fixture, scope: CallScope) -> None:
-    payload = _search_payload(tiny, DOC_B, LAUNCH, 5, 5)
+def test_malformed_query_metadata_is_an_invalid_result(
+    tiny_fixture: Fixture, scope: CallScope
+) -> None:
+    payload = _search_payload(tiny_fixture, DOC_B, LAUNCH, 5, 5)
     payload["meta"]["vectorsUsed"] = "yes"
     with pytest.raises(AdapterCallError) as raised:
         _parse(scope, "search", {"query": "launch"}, payload)
@@ -174,22 +181,24 @@ def test_a_product_error_is_delivered_with_its_stable_code(scope: CallScope) -> 
     assert outcome.result.content == '{"errorCode":"gno_not_found"}'
 
 
-def test_an_exact_line_range_read_yields_evidence(tiny: Fixture, scope: CallScope) -> None:
+def test_an_exact_line_range_read_yields_evidence(tiny_fixture: Fixture, scope: CallScope) -> None:
     structured = {
         "uri": DOC_B,
         "docid": "#abc",
         "content": LAUNCH,
         "totalLines": len(DOC_B_LINES) + 1,  # GNO counts the line after the final newline
         "returnedLines": {"start": 5, "end": 5},
-        "source": _source(tiny, DOC_B),
+        "source": _source(tiny_fixture, DOC_B),
     }
     outcome = _parse(scope, "get", {"uri": DOC_B, "fromLine": 5, "lineCount": 1}, structured)
     assert [(e.startLine, e.text) for e in outcome.result.evidence] == [(5, LAUNCH)]
 
 
-def test_a_whole_document_multi_get_yields_every_line(tiny: Fixture, scope: CallScope) -> None:
+def test_a_whole_document_multi_get_yields_every_line(
+    tiny_fixture: Fixture, scope: CallScope
+) -> None:
     content = "\n".join(DOC_B_LINES) + "\n"
-    source = {k: v for k, v in _source(tiny, DOC_B).items() if k != "sourceHash"}
+    source = {k: v for k, v in _source(tiny_fixture, DOC_B).items() if k != "sourceHash"}
     structured = {
         "documents": [
             {

@@ -19,7 +19,8 @@ from agentic.adapters.mcp import reference
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.fixture.loader import Fixture
 from agentic.server import app
-from tests.mcp.support import TIMEOUT_S, group_gone
+from tests.support.mcp import TIMEOUT_S
+from tests.support.processes import group_gone
 
 pytestmark = pytest.mark.real_process
 
@@ -49,10 +50,12 @@ FAILURES: list[tuple[str, dict[str, Any], str]] = [
 
 @pytest.fixture(scope="module")
 def lexical_session(
-    tiny: Fixture, tmp_path_factory: pytest.TempPathFactory
+    tiny_fixture: Fixture, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[AdapterSession]:
-    adapter = LexicalAdapter(tiny.snapshot)
-    prepared = adapter.prepare(tiny.snapshot, tmp_path_factory.mktemp("lex"), timeout_s=TIMEOUT_S)
+    adapter = LexicalAdapter(tiny_fixture.snapshot)
+    prepared = adapter.prepare(
+        tiny_fixture.snapshot, tmp_path_factory.mktemp("lex"), timeout_s=TIMEOUT_S
+    )
     session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
     yield session
     session.close()
@@ -69,9 +72,9 @@ def mcp_session(
 
 
 def _call(
-    session: AdapterSession, tiny: Fixture, task_id: str, tool: str, args: dict[str, Any]
+    session: AdapterSession, tiny_fixture: Fixture, task_id: str, tool: str, args: dict[str, Any]
 ) -> CallOutcome:
-    session.reset(tiny.task(task_id), readiness_probe=False, timeout_s=TIMEOUT_S)
+    session.reset(tiny_fixture.task(task_id), readiness_probe=False, timeout_s=TIMEOUT_S)
     return session.call(tool, args, timeout_s=TIMEOUT_S)
 
 
@@ -85,21 +88,21 @@ def _observed(outcome: CallOutcome) -> dict[str, Any]:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: f"{case[1]}-{case[2]}")
 def test_results_equal_the_in_process_lexical_adapter(
-    tiny: Fixture,
+    tiny_fixture: Fixture,
     lexical_session: AdapterSession,
     mcp_session: McpSession,
     case: tuple[str, str, dict[str, Any]],
 ) -> None:
     task_id, tool, args = case
-    expected = _call(lexical_session, tiny, task_id, tool, args)
-    actual = _call(mcp_session, tiny, task_id, tool, args)
+    expected = _call(lexical_session, tiny_fixture, task_id, tool, args)
+    actual = _call(mcp_session, tiny_fixture, task_id, tool, args)
     assert _observed(actual) == _observed(expected)
 
 
 def test_search_evidence_is_harness_observed_with_a_backend_hash_reason(
-    tiny: Fixture, mcp_session: McpSession
+    tiny_fixture: Fixture, mcp_session: McpSession
 ) -> None:
-    outcome = _call(mcp_session, tiny, TASK_A, "search", {"query": "INC-4827"})
+    outcome = _call(mcp_session, tiny_fixture, TASK_A, "search", {"query": "INC-4827"})
     assert outcome.result.evidence
     for item in outcome.result.evidence:
         assert item.sourceHashProvenance == item.spanHashProvenance == "harness_observed"
@@ -109,7 +112,7 @@ def test_search_evidence_is_harness_observed_with_a_backend_hash_reason(
 
 @pytest.mark.parametrize("case", FAILURES, ids=lambda case: case[2])
 def test_failures_carry_the_lexical_adapters_codes(
-    tiny: Fixture,
+    tiny_fixture: Fixture,
     lexical_session: AdapterSession,
     mcp_session: McpSession,
     case: tuple[str, dict[str, Any], str],
@@ -117,16 +120,18 @@ def test_failures_carry_the_lexical_adapters_codes(
     tool, args, code = case
     for session in (lexical_session, mcp_session):
         with pytest.raises(AdapterCallError) as raised:
-            _call(session, tiny, TASK_B, tool, args)
+            _call(session, tiny_fixture, TASK_B, tool, args)
         assert (raised.value.code, raised.value.failure_class) == (code, "product_error")
 
 
 def test_index_fingerprint_equals_the_lexical_index(
-    tiny: Fixture, reference_prepared: PreparedIndex, tmp_path: Path
+    tiny_fixture: Fixture, reference_prepared: PreparedIndex, tmp_path: Path
 ) -> None:
-    lexical = LexicalAdapter(tiny.snapshot).prepare(tiny.snapshot, tmp_path, timeout_s=TIMEOUT_S)
+    lexical = LexicalAdapter(tiny_fixture.snapshot).prepare(
+        tiny_fixture.snapshot, tmp_path, timeout_s=TIMEOUT_S
+    )
     assert reference_prepared.index_fingerprint == lexical.index_fingerprint
-    assert reference_prepared.corpus_fingerprint == tiny.snapshot.fingerprint
+    assert reference_prepared.corpus_fingerprint == tiny_fixture.snapshot.fingerprint
 
 
 def test_attach_refuses_an_index_rebuilt_after_preparation(

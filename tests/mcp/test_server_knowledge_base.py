@@ -11,15 +11,15 @@ import pytest
 from agentic.adapters.lexical_index import INDEX_FILE, LexicalIndex, build_index
 from agentic.fixture.loader import Fixture
 from agentic.server.app import KnowledgeBase, ProductError, index_collections
-from tests.mcp.support import DOC_B, DOC_B_LINES
+from tests.support.mcp import DOC_B, DOC_B_LINES
 
 DRAFT = "gno://c0b2/notes/d002.md"
 
 
 @pytest.fixture
-def kb(tiny: Fixture, tmp_path: Path) -> Iterator[KnowledgeBase]:
+def kb(tiny_fixture: Fixture, tmp_path: Path) -> Iterator[KnowledgeBase]:
     db_path = tmp_path / INDEX_FILE
-    build_index(tiny.snapshot, db_path)
+    build_index(tiny_fixture.snapshot, db_path)
     index = LexicalIndex.open(db_path)
     yield KnowledgeBase(index, index_collections(db_path))
     index.close()

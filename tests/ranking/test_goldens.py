@@ -11,7 +11,7 @@ from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.ranking.goldens import load_goldens
-from tests.ranking.tiny_goldens import (
+from tests.support.goldens import (
     ATLAS,
     HARBOR,
     NORTH,
@@ -20,12 +20,12 @@ from tests.ranking.tiny_goldens import (
     write_goldens,
     write_tiny_fixture_with_goldens,
 )
-from tests.support.tiny_fixture import TASK_A, TASK_C, write_tiny_fixture
+from tests.support.tiny_fixture import TASK_A, TASK_C
 
 
 @pytest.fixture
-def fixture(tmp_path: Path) -> Fixture:
-    return load_fixture(write_tiny_fixture(tmp_path / "fx"))
+def fixture(tiny_fixture_dir: Path) -> Fixture:
+    return load_fixture(tiny_fixture_dir)
 
 
 def load_with(fixture: Fixture, goldens: list[dict[str, Any]]) -> Any:

@@ -10,7 +10,8 @@ Hashes, coordinates and the corpus fingerprint are computed here with hashlib an
 independently of ``agentic.fixture``, so loader tests check the loader against a second
 implementation rather than against itself.
 
-Usage: ``from tests.support.tiny_fixture import write_tiny_fixture``.
+Usage: ``from tests.support.tiny_fixture import write_tiny_fixture``, or the fixtures
+``tiny_fixture_dir`` and ``tiny_fixture`` of ``tests/conftest.py``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,116 @@
+"""Helpers for backend-config tests: config files written as TOML text, and the CLI in a child
+process (processes a run left behind are found with ``tests.support.processes``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "backends"
+STDIO_EXAMPLE = EXAMPLES / "notes-stdio" / "backend.toml"
+HTTP_EXAMPLE = EXAMPLES / "notes-http" / "backend.toml"
+SERVERS = Path(__file__).resolve().parent / "programs"
+MISBEHAVING_STDIO = SERVERS / "misbehaving_stdio.py"
+FAULTY_HTTP = SERVERS / "faulty_http.py"
+TIMEOUT_S = 20.0
+
+
+def toml_value(value: Any) -> str:
+    """TOML for the values configs use: strings, numbers, lists and inline tables (JSON's
+    string escapes are valid TOML basic strings)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value)
+
+
+def config_text(document: dict[str, Any]) -> str:
+    """Top-level keys first, then one table per dict value (tools.* and results); a None value
+    leaves its key out."""
+    document = {key: value for key, value in document.items() if value is not None}
+    lines = [f"{key} = {toml_value(v)}" for key, v in document.items() if not isinstance(v, dict)]
+    for key, value in document.items():
+        if not isinstance(value, dict):
+            continue
+        nested = {k: v for k, v in value.items() if isinstance(v, dict) and "name" in v}
+        if nested:
+            for name, table in nested.items():
+                lines.append(f"[{key}.{name}]")
+                lines.extend(f"{k} = {toml_value(v)}" for k, v in table.items())
+        else:
+            lines.append(f"[{key}]")
+            lines.extend(f"{k} = {toml_value(v)}" for k, v in value.items())
+    return "\n".join(lines) + "\n"
+
+
+def stdio_config(mode: str = "ok", **changes: Any) -> dict[str, Any]:
+    """A config for the misbehaving stdio server in ``mode``."""
+    document: dict[str, Any] = {
+        "id": "misbehaving",
+        "transport": "stdio",
+        "command": [sys.executable, str(MISBEHAVING_STDIO), mode],
+        "tools": {
+            "search": {"name": "find", "arguments": {"query": "q", "collection": "scope"}},
+            "get": {"name": "read", "arguments": {"uri": "doc", "fromLine": "start"}},
+        },
+        "results": {"shape": "hits"},
+    }
+    document.update(changes)
+    return document
+
+
+def http_config(mode: str, **changes: Any) -> dict[str, Any]:
+    """A config for the faulty HTTP endpoint in ``mode``, started by the kit on a free port."""
+    document: dict[str, Any] = {
+        "id": "faulty",
+        "transport": "http",
+        "command": [sys.executable, str(FAULTY_HTTP), "{port}", mode],
+        "url": "http://127.0.0.1:{port}/mcp",
+        "startup_timeout_s": 10,
+        "tools": {"search": {"name": "find", "arguments": {"query": "q", "collection": "scope"}}},
+        "results": {"shape": "hits"},
+    }
+    document.update(changes)
+    return document
+
+
+def write_config(folder: Path, document: dict[str, Any], name: str = "backend.toml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(config_text(document), encoding="utf-8")
+    return path
+
+
+def child_env(temp: Path | None = None) -> dict[str, str]:
+    """This interpreter's folder first on PATH, so ``python3`` in the examples is this venv's;
+    with ``temp``, the run's temporary folders (and so its servers' arguments) live there."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {**os.environ, "PATH": path}
+    if temp is not None:
+        temp.mkdir(parents=True, exist_ok=True)
+        env["TMPDIR"] = str(temp)
+    return env
+
+
+def agentic(
+    *args: str, temp: Path | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``agentic ARGS`` in a child process; see ``child_env`` for ``temp``."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentic", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=child_env(temp),
+        check=False,
+    )
