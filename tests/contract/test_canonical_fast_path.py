@@ -183,7 +183,12 @@ def test_integral_float_is_spelled_without_a_fraction() -> None:
 
 
 def test_integral_floats_within_2_to_the_53_take_the_fast_path_spelled_as_integers() -> None:
-    value = {"rate": 1.0, "nested": [{"ms": 12.0, "zero": -0.0}], "big": 1e15, "plain": 0.25}
+    value: dict[str, Any] = {
+        "rate": 1.0,
+        "nested": [{"ms": 12.0, "zero": -0.0}],
+        "big": 1e15,
+        "plain": 0.25,
+    }
     with reference_serializer_forbidden():
         fast = canonical_bytes(value)
 

@@ -128,7 +128,8 @@ def test_a_get_serves_lines_from_its_start_with_evidence_for_equal_ones(
     outcome = get_outcome(
         [resource], scope=scope(tiny_fixture, TASK_B), uri=DOC_B, start=5, count=2
     )
-    assert outcome.result.content == "Launch date: 2026-09-14\nOwner: x"
+    # "Owner: x" differs from the document: a diagnostic, never evidence, so never content.
+    assert outcome.result.content == "Launch date: 2026-09-14"
     assert [e.startLine for e in outcome.result.evidence] == [5]
 
 
@@ -147,7 +148,7 @@ def test_a_read_of_a_crlf_document_follows_the_span_rule(tiny_fixture: Fixture) 
     outcome = get_outcome(
         [resource], scope=scope(tiny_fixture, TASK_B), uri=DOC_B, start=1, count=3
     )
-    assert outcome.result.content == "# Atlas launch plan\n\n## Decision"
+    assert outcome.result.content == "# Atlas launch plan\n## Decision"
     assert [e.startLine for e in outcome.result.evidence] == [1, 3]
 
 
@@ -161,7 +162,7 @@ def test_multi_get_cuts_before_the_line_that_would_pass_max_bytes(tiny_fixture: 
     outcome = multi_get_outcome(
         resources, scope=scope(tiny_fixture, TASK_B), uris=docs, max_bytes=budget
     )
-    assert outcome.result.content == "# Atlas launch plan\n\n## Decision"
+    assert outcome.result.content == "# Atlas launch plan\n## Decision"
     assert [(e.uri, e.startLine) for e in outcome.result.evidence] == [(DOC_B, 1), (DOC_B, 3)]
 
 
