@@ -17,11 +17,10 @@ from agentic.adapters.errors import AdapterError
 from agentic.agents.base import Agent, AgentSession
 from agentic.contract.canonical import ZERO_HASH, fingerprint
 from agentic.contract.receipt import Fingerprints, Lifecycle, Timing, TrajectoryReceipt
-from agentic.contract.report import Trial
+from agentic.contract.report import PairIdentity, Trial
 from agentic.contract.task import AgentTask
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.receipts import (
-    PairId,
     PairTimings,
     build_receipt,
     harness_failure_receipt,
@@ -49,16 +48,16 @@ class CohortContext:
     # The frozen contract's fingerprint, hashed once per cohort rather than once per receipt.
     tools_fingerprint: str = field(default_factory=tools_fingerprint)
 
-    def pairs(self, lifecycle: Lifecycle) -> Iterator[tuple[PairId, AgentTask]]:
+    def pairs(self, lifecycle: Lifecycle) -> Iterator[tuple[PairIdentity, AgentTask]]:
         for trial in self.trials:
             for task in self.tasks:
-                pair = PairId(
-                    task_id=task.taskId,
-                    adapter_id=self.adapter.adapter_id,
-                    trial_id=trial.trialId,
+                pair = PairIdentity(
+                    taskId=task.taskId,
+                    adapterId=self.adapter.adapter_id,
+                    trialId=trial.trialId,
                     seed=trial.seed,
                     lifecycle=lifecycle,
-                    agent_id=self.agent_id,
+                    agentId=self.agent_id,
                 )
                 yield pair, task
 
@@ -75,7 +74,7 @@ class CohortContext:
 
     def trial_receipt(
         self,
-        pair: PairId,
+        pair: PairIdentity,
         task: AgentTask,
         agent: Agent,
         outcome: TrialOutcome,
@@ -100,7 +99,7 @@ class CohortContext:
         )
 
     def harness_receipt(
-        self, pair: PairId, task: AgentTask, code: str, message: str
+        self, pair: PairIdentity, task: AgentTask, code: str, message: str
     ) -> TrajectoryReceipt:
         return harness_failure_receipt(
             pair,

@@ -12,24 +12,14 @@ from agentic.contract.receipt import (
     Capabilities,
     Failure,
     Fingerprints,
-    Lifecycle,
     Observations,
     ProcessObservation,
     Timing,
     Timings,
     TrajectoryReceipt,
 )
+from agentic.contract.report import PairIdentity, pair_identity
 from agentic.runner.trial import TrialFailure, TrialOutcome
-
-
-@dataclass(frozen=True)
-class PairId:
-    task_id: str
-    adapter_id: str
-    trial_id: str
-    seed: int | None
-    lifecycle: Lifecycle
-    agent_id: str
 
 
 @dataclass(frozen=True)
@@ -88,7 +78,7 @@ def _with_token_capability(capabilities: Capabilities, calls: list[Call]) -> Cap
 
 
 def build_receipt(
-    pair: PairId,
+    pair: PairIdentity,
     outcome: TrialOutcome,
     *,
     capabilities: Capabilities,
@@ -101,12 +91,7 @@ def build_receipt(
     not_run = Timing.unavailable("pair not run")
     canonical = CanonicalReceipt(
         schemaVersion="1.0",
-        taskId=pair.task_id,
-        adapterId=pair.adapter_id,
-        trialId=pair.trial_id,
-        seed=pair.seed,
-        lifecycle=pair.lifecycle,
-        agentId=pair.agent_id,
+        **pair_identity(pair),
         capabilities=_with_token_capability(capabilities, outcome.calls),
         calls=tuple(outcome.calls),
         agentCalls=len(outcome.calls),
@@ -136,7 +121,7 @@ def build_receipt(
 
 
 def harness_failure_receipt(
-    pair: PairId,
+    pair: PairIdentity,
     *,
     code: str,
     message: str,

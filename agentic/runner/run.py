@@ -20,6 +20,7 @@ from agentic.contract.canonical import ZERO_HASH, canonical_text, fingerprint, s
 from agentic.contract.receipt import CanonicalReceipt, Timing, TrajectoryReceipt
 from agentic.contract.report import (
     CapsuleReplay,
+    PairIdentity,
     Preparation,
     PreparationObservations,
     ReplayPayload,
@@ -30,7 +31,7 @@ from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.index_cache import prepare_cached
 from agentic.runner.lifecycles import CohortContext, run_cold, run_warm
-from agentic.runner.receipts import PairId, harness_failure_receipt, unknown_fingerprints
+from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints
 from agentic.runner.schedule import Schedule
 
 RUNNER_ID = "agentic-runner-v1"
@@ -106,13 +107,13 @@ def _failed_preparation(
     for lifecycle in config.schedule.lifecycles:
         for trial in config.schedule.trials:
             for task in tasks:
-                pair = PairId(
-                    task.taskId,
-                    adapter.adapter_id,
-                    trial.trialId,
-                    trial.seed,
-                    lifecycle,
-                    config.agent_id,
+                pair = PairIdentity(
+                    taskId=task.taskId,
+                    adapterId=adapter.adapter_id,
+                    trialId=trial.trialId,
+                    seed=trial.seed,
+                    lifecycle=lifecycle,
+                    agentId=config.agent_id,
                 )
                 receipts.append(
                     harness_failure_receipt(

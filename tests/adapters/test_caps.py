@@ -31,9 +31,10 @@ from agentic.contract.schemas import schema_errors
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.receipts import PairId, PairTimings, build_receipt
+from agentic.runner.receipts import PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, run_trial
 from agentic.tools import TOOL_NAMES, visible_bytes
+from tests.support.receipts import identity
 from tests.support.scripted import OneCallThenAbstain
 from tests.support.sessions import capsule_session, lexical_session
 from tests.support.snapshots import filler, make_task, snapshot_from
@@ -98,7 +99,7 @@ def run_one_call(session: AdapterSession, task: AgentTask, tool: str, **argument
     assert outcome.failure is None, outcome.failure
     measured = Timing.measured(1.0)
     receipt = build_receipt(
-        PairId(task.taskId, "adapter", "trial-01", 0, "cold", "scripted"),
+        identity(task.taskId, "adapter", "trial-01", 0, "scripted"),
         outcome,
         capabilities=INDEXED_CAPABILITIES,
         fingerprints=ZERO_FINGERPRINTS,

@@ -22,10 +22,11 @@ from agentic.contract.receipt import Fingerprints, Timing
 from agentic.contract.report import TaskScore
 from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.receipts import PairId, PairTimings, build_receipt
+from agentic.runner.receipts import PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
 from agentic.scoring.score import score_receipt
 from agentic.tools import tool_definitions
+from tests.support.receipts import identity
 from tests.support.tiny_fixture import CUES, TASK_A, TASK_B, TASK_C, TASK_IDS
 
 TIMEOUT_S = 30.0
@@ -58,7 +59,7 @@ class World:
             outcome = run_trial(agent_session, session, task, limits, self.executor)
         finally:
             session.close()
-        pair = PairId(task_id, adapter.adapter_id, "fixture-01", 0, "cold", self.agent.agent_id)
+        pair = identity(task_id, adapter.adapter_id, "fixture-01", 0, self.agent.agent_id)
         timing = Timing.unavailable("not measured in this test")
         fingerprints = Fingerprints(
             corpus=self.fixture.corpus_fingerprint,

@@ -35,9 +35,10 @@ from agentic.resources import locks_dir
 from agentic.runner.agents import open_local_model_agent
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.catalog import OpenedAgent
-from agentic.runner.receipts import PairId, PairTimings, build_receipt
+from agentic.runner.receipts import PairTimings, build_receipt
 from agentic.runner.trial import TrialLimits, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint
+from tests.support.receipts import identity
 from tests.support.tiny_fixture import TASK_IDS, write_tiny_fixture
 
 pytestmark = pytest.mark.local_model
@@ -72,7 +73,7 @@ class World:
             load = agent_session.model_load_ms()
         finally:
             session.close()
-        pair = PairId(task_id, "lexical", trial.trialId, trial.seed, "cold", agent.agent_id)
+        pair = identity(task_id, "lexical", trial.trialId, trial.seed, agent.agent_id)
         unmeasured = Timing.unavailable("not measured in this test")
         fingerprints = Fingerprints(
             corpus=self.fixture.corpus_fingerprint,
