@@ -9,6 +9,7 @@ server for a person at a terminal. Errors are one line on stderr and exit 2, as 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,8 +21,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agentic.server", description=__doc__)
     parser.add_argument("--index", required=True, type=Path, help="prepared index folder")
     args = parser.parse_args(argv)
-    # Imported after parsing, so a usage error costs no SDK import.
-    from agentic.server.app import serve_index
+    # Imported after parsing, so a usage error costs no SDK import. The SDK builds hundreds of
+    # pydantic models on import; cyclic garbage collection during that burst finds nothing to
+    # free and costs about a tenth of the start-up, so it is paused for the import, and what
+    # the import built is frozen out of every later collection.
+    gc.disable()
+    try:
+        from agentic.server.app import serve_index
+    finally:
+        gc.freeze()
+        gc.enable()
 
     try:
         serve_index(args.index)
