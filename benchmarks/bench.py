@@ -135,7 +135,7 @@ def bench_lexical() -> None:
     report("search p95", percentile(latencies, 0.95), "ms", 20, higher_is_better=False)
 
 
-MCP_COLD_STARTS = 5
+MCP_COLD_STARTS = 15  # a cold start is noisy on a shared machine; the median of 15 is stable
 
 
 def bench_mcp() -> None:
