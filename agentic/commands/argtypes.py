@@ -1,10 +1,15 @@
-"""argparse value types shared by the subcommands; each raises ArgumentTypeError, which argparse
-turns into a usage error (exit 2, one line)."""
+"""What the subcommands share: argparse value types (each raises ArgumentTypeError, which
+argparse turns into a usage error: exit 2, one line), the baselines root and the progress line."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from pathlib import Path
+
+from agentic.contract.errors import ContractError
+from agentic.resources import repo_root
 
 
 def csv_items(value: str) -> tuple[str, ...]:
@@ -43,3 +48,21 @@ def add_backend_option(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="register a backend config (TOML) as an adapter; repeatable",
     )
+
+
+def baselines_root(given: Path | None, *, code: str, needs: str) -> Path:
+    """``--baselines DIR``, else the checkout's ``baselines/``. Without a checkout, ``needs``
+    (what asked for it) is refused as ``code``, in one line."""
+    if given is not None:
+        return given
+    root = repo_root()
+    if root is None:
+        raise ContractError(code, f"{needs} needs a source checkout or --baselines DIR")
+    return root / "baselines"
+
+
+def progress_printer(quiet: bool) -> Callable[[str], None]:
+    """Progress on stderr, one ``agentic: ...`` line a message; nothing when ``quiet``."""
+    if quiet:
+        return lambda message: None
+    return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)

@@ -22,8 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentic.commands.argtypes import baselines_root
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.resources import repo_root
 
 
 def tolerance(value: str) -> float:
@@ -54,15 +54,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=handle)
 
 
-def baselines_root(given: Path | None) -> Path:
-    if given is not None:
-        return given
-    root = repo_root()
-    if root is None:
-        raise ContractError("unsafe_baseline_write", "--promote needs a checkout or --baselines")
-    return root / "baselines"
-
-
 def _compare_receipts(base: Any, new: Any, *, promote: bool) -> int:
     from agentic.compare import receipt_differences
 
@@ -74,6 +65,10 @@ def _compare_receipts(base: Any, new: Any, *, promote: bool) -> int:
     pairs = len(new.document["receipts"])
     print(f"{pairs - len(differences)}/{pairs} receipts of {new.label} equal {base.label}'s")
     return EXIT_GATE_FAILED if differences else EXIT_OK
+
+
+def _promotion_root(args: argparse.Namespace) -> Path:
+    return baselines_root(args.baselines, code="unsafe_baseline_write", needs="--promote")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -93,14 +88,23 @@ def handle(args: argparse.Namespace) -> int:
     if len(paths) == 1:
         if not args.promote:
             raise ContractError("invalid_cli_option", "one report is accepted only with --promote")
-        first = promote_first(load_report(paths[0]), baselines_root(args.baselines))
+        first = promote_first(
+            load_report(paths[0]),
+            baselines_root(args.baselines, code="unsafe_baseline_write", needs="--promote"),
+        )
         print(f"agentic: promoted {paths[0]} to {first}", file=sys.stderr)
         return EXIT_OK
     base, new = load_report(paths[0]), load_report(paths[1])
     if args.receipts:
         return _compare_receipts(base, new, promote=args.promote)
     # An impossible promotion is refused before any comparison, like every other input error.
-    target = baseline_target(new, baselines_root(args.baselines)) if args.promote else None
+    target = (
+        baseline_target(
+            new, baselines_root(args.baselines, code="unsafe_baseline_write", needs="--promote")
+        )
+        if args.promote
+        else None
+    )
     changes = compare_reports(base, new, args.tolerance)
     sys.stdout.write(render_changes(base, new, changes, args.tolerance))
     if failed(changes):

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentic.commands.argtypes import positive_int
+from agentic.commands.argtypes import positive_int, progress_printer
 from agentic.commands.argtypes import unique_csv_items as csv_list
-from agentic.commands.ranking import add_fixture_options, progress_printer
+from agentic.commands.ranking import add_fixture_options
 from agentic.contract.errors import ContractError
 from agentic.resources import default_fixture_dir
 

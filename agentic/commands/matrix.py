@@ -16,6 +16,7 @@ import re
 import sys
 from typing import Any
 
+from agentic.commands.argtypes import progress_printer
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.generation import (
     add_generation_options,
@@ -23,7 +24,6 @@ from agentic.commands.generation import (
     load_inputs,
     settings_from,
 )
-from agentic.commands.ranking import progress_printer
 
 
 def register(subparsers: Any) -> None:

@@ -17,15 +17,19 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentic.commands.argtypes import add_backend_option, positive_int
+from agentic.commands.argtypes import (
+    add_backend_option,
+    baselines_root,
+    positive_int,
+    progress_printer,
+)
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.compare import tolerance
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.resources import default_fixture_dir, repo_root
+from agentic.resources import default_fixture_dir
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -72,22 +76,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=handle)
 
 
-def progress_printer(quiet: bool) -> Callable[[str], None]:
-    if quiet:
-        return lambda message: None
-    return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)
-
-
-def default_baselines() -> Path:
-    checkout = repo_root()
-    if checkout is None:
-        raise ContractError("baseline_missing", "--gate needs a source checkout or --baselines")
-    return checkout / "baselines"
-
-
 def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) -> Path:
     """The committed baseline of this fixture; without one the gate has nothing to hold."""
-    baselines = root or default_baselines()
+    baselines = baselines_root(root, code="baseline_missing", needs="--gate")
     baseline = baselines / "ranking" / fingerprint / "ranking.json"
     if baseline.is_file():
         return baseline

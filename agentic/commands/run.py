@@ -7,7 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentic.commands.argtypes import add_backend_option, csv_items, positive_int
+from agentic.commands.argtypes import (
+    add_backend_option,
+    csv_items,
+    positive_int,
+    progress_printer,
+)
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES
 from agentic.resources import default_fixture_dir, repo_root
@@ -92,13 +97,7 @@ def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]
     ]
     if given:
         raise ContractError("invalid_cli_option", f"--lane excludes {', '.join(given)}")
-    lane = catalog.lane(args.lane)
-    return {
-        "agent": lane.agent,
-        "adapters": lane.adapters,
-        "promote": lane.promote,
-        "replay": lane.replay,
-    }
+    return catalog.lane(args.lane).run_settings()
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -122,13 +121,8 @@ def handle(args: argparse.Namespace) -> int:
         catalog=catalog,
         **_lane_settings(args, catalog),
     )
-    progress = (lambda message: None) if args.quiet else _progress
-    outcome = execute_lane(request, progress=progress)
+    outcome = execute_lane(request, progress=progress_printer(args.quiet))
     sys.stdout.write(outcome.markdown)
     if outcome.failure is not None:
         print(f"agentic: {outcome.failure}", file=sys.stderr)
     return outcome.exit_code
-
-
-def _progress(message: str) -> None:
-    print(f"agentic: {message}", file=sys.stderr, flush=True)

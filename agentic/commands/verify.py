@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentic.commands.argtypes import csv_items, positive_int
+from agentic.commands.argtypes import baselines_root, csv_items, positive_int, progress_printer
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.resources import default_fixture_dir, repo_root
+from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
     from agentic.compare import LoadedReport
@@ -161,15 +160,6 @@ class Plan:
 # --- input ------------------------------------------------------------------------------------
 
 
-def baselines_root(given: Path | None) -> Path:
-    if given is not None:
-        return given
-    root = repo_root()
-    if root is None:
-        raise ContractError("baseline_missing", "no source checkout here: pass --baselines DIR")
-    return root / "baselines"
-
-
 def read_results_fingerprint(path: Path) -> str:
     from agentic.contract.files import read_input_file
     from agentic.contract.strict_json import parse_strict
@@ -250,14 +240,7 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
     """The request ``agentic run --lane NAME`` makes."""
     from agentic.lane import LaneRequest
 
-    return LaneRequest(
-        fixture_dir=plan.fixture_dir,
-        agent=lane.agent,
-        adapters=lane.adapters,
-        promote=lane.promote,
-        replay=lane.replay,
-        catalog=plan.catalog,
-    )
+    return LaneRequest(fixture_dir=plan.fixture_dir, catalog=plan.catalog, **lane.run_settings())
 
 
 def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> Verdict:
@@ -403,18 +386,12 @@ def write_summary(path: Path, verdicts: Sequence[Verdict]) -> None:
     path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def progress_printer(quiet: bool) -> Progress:
-    if quiet:
-        return lambda message: None
-    return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)
-
-
 def handle(args: argparse.Namespace) -> int:
     from agentic.runner.catalog import load_catalog
 
     check_options(args)
     catalog = load_catalog()
-    root = baselines_root(args.baselines)
+    root = baselines_root(args.baselines, code="baseline_missing", needs="verify")
     # Every lane and baseline is checked before the first (possibly long) rerun starts.
     committed = tuple(committed_baseline(catalog, root, name) for name in args.lanes)
     plan = Plan(

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
@@ -122,6 +122,15 @@ class LaneEntry:
     @property
     def folder(self) -> str:
         return self.name
+
+    def run_settings(self) -> dict[str, Any]:
+        """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""
+        return {
+            "agent": self.agent,
+            "adapters": self.adapters,
+            "promote": self.promote,
+            "replay": self.replay,
+        }
 
 
 def _names(items: Iterable[str]) -> str:
