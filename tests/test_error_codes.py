@@ -62,6 +62,9 @@ SINKS: dict[str, Sink] = {
     # adapters/qmd/proc.py: the ContractError code of a process that cannot start or times out.
     # (mcp/process.py's run_bounded takes no code, so a call without ``code=`` carries none.)
     "run_bounded": Sink(None, "code", kind=INPUT),
+    # commands/argtypes.py: the ContractError code of a command that needs the baselines root
+    # and has neither a checkout nor --baselines.
+    "baselines_root": Sink(None, "code", kind=INPUT),
     # A tool result's errorCode (a synthetic or a delivered error result): no class of its own.
     "ToolResult": Sink(None, "errorCode"),
 }
