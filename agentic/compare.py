@@ -14,6 +14,11 @@ Tolerance: a rate regresses when it moves the wrong way by more than ``tolerance
 cost (calls, bytes) when it grows by more than ``tolerance`` times its base value (relative).
 A metric of BASE that NEW lacks is a failure too: a gate must not pass because a number vanished.
 
+Noise (lane reports, informational): with a few dozen tasks one flipped task moves a rate past
+any small tolerance, so beside the rule each (adapter, lifecycle) cohort gets a two-sided exact
+McNemar test on its pairs scored in both runs (``agentic/report/stats.py``), and every pair
+whose success flipped is listed. The gate and its exit code stay the tolerance rule's.
+
 Refusals (exit 2): reports of different kinds, of different fixture fingerprints (they measured
 different things; re-baseline instead), or of different goldens or settings (ranking,
 generation) or agent and schedule (lane).
@@ -31,7 +36,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import ValidationError
 
@@ -45,6 +50,7 @@ from agentic.generation.schema import GenerationReport, GenerationSummary
 from agentic.ranking.metrics import mean
 from agentic.ranking.schema import RankingReport, RankingSummary
 from agentic.report.assemble import check_fingerprints
+from agentic.report.stats import PairedDifference, paired_difference
 
 ReportKind = Literal["ranking", "generation", "lane"]
 Direction = Literal["higher", "lower"]
@@ -52,6 +58,7 @@ Scale = Literal["absolute", "relative"]
 Status = Literal["regressed", "missing", "improved", "within", "unchanged", "new"]
 FAILING: tuple[Status, ...] = ("regressed", "missing")
 DEFAULT_TOLERANCE = 0.02
+_Tier = TypeVar("_Tier", RankingReport, GenerationReport)
 
 RANKING_METRICS: tuple[tuple[str, Direction], ...] = (
     ("recall", "higher"),
@@ -79,6 +86,15 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class PairOutcome:
+    """One scored pair of a lane report: its identity in the contract's sort order (adapter,
+    task, trial, lifecycle, seed, agent) and whether it succeeded."""
+
+    key: tuple[str, ...]
+    success: bool
+
+
+@dataclass(frozen=True)
 class LoadedReport:
     kind: ReportKind
     label: str
@@ -87,6 +103,7 @@ class LoadedReport:
     metrics: dict[str, Metric]
     document: dict[str, Any]
     baseline_path: str | None  # relative to the baselines root; None: not promotable here
+    outcomes: tuple[PairOutcome, ...] = ()  # lane reports: every scored pair
 
 
 @dataclass(frozen=True)
@@ -104,6 +121,15 @@ def _invalid(source: str, exc: ValidationError) -> ContractError:
     first = exc.errors()[0]
     pointer = "/" + "/".join(str(part) for part in first["loc"])
     return ContractError("invalid_report", f"{source}: {pointer} {first['msg']}")
+
+
+def _validated(model: type[_Tier], document: dict[str, Any], source: str) -> _Tier:
+    """``document`` read as a tier report, or ContractError(invalid_report) naming the first field
+    the model refuses."""
+    try:
+        return model.model_validate(document)
+    except ValidationError as exc:
+        raise _invalid(source, exc) from None
 
 
 def _value(summary: RankingSummary | GenerationSummary, name: str) -> float | None:
@@ -148,10 +174,7 @@ def _tier_report(
 
 
 def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
-    try:
-        report = RankingReport.model_validate(document)
-    except ValidationError as exc:
-        raise _invalid(source, exc) from None
+    report = _validated(RankingReport, document, source)
     metrics: dict[str, Metric] = {}
     for run in report.runs:
         prefix = f"{run.adapterId}/{run.variant}"
@@ -165,10 +188,7 @@ def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
 
 
 def generation_report(document: dict[str, Any], source: str) -> LoadedReport:
-    try:
-        report = GenerationReport.model_validate(document)
-    except ValidationError as exc:
-        raise _invalid(source, exc) from None
+    report = _validated(GenerationReport, document, source)
     metrics: dict[str, Metric] = {}
     for mode, data in sorted(report.modes.items()):
         for scope, summary in _summaries(mode, data.overall, data.byTag):
@@ -227,6 +247,11 @@ def lane_report(document: dict[str, Any], source: str) -> LoadedReport:
         metrics=lane_metrics(report),
         document=document,
         baseline_path=None,
+        outcomes=tuple(
+            PairOutcome(_pair_key(s), bool(s.score.success))
+            for s in report.scores
+            if s.score.scored
+        ),
     )
 
 
@@ -343,6 +368,77 @@ def failed(changes: list[Change]) -> bool:
     return any(c.status in FAILING for c in changes)
 
 
+# --- noise (lane reports) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A pair scored in both runs whose success changed."""
+
+    key: tuple[str, ...]
+    before: bool
+    after: bool
+
+    def text(self, *, with_trial: bool) -> str:
+        adapter, task, trial, lifecycle = self.key[:4]
+        named = f"{task} {adapter} {lifecycle}" + (f" {trial}" if with_trial else "")
+        return f"{named}: {_outcome(self.before)} -> {_outcome(self.after)}"
+
+
+def _outcome(success: bool) -> str:
+    return "pass" if success else "fail"
+
+
+def flips(base: LoadedReport, new: LoadedReport) -> list[Flip]:
+    """Pairs scored in both runs whose success differs, in pair order."""
+    before = {o.key: o.success for o in base.outcomes}
+    return [
+        Flip(o.key, before[o.key], o.success)
+        for o in sorted(new.outcomes, key=lambda o: o.key)
+        if o.key in before and before[o.key] != o.success
+    ]
+
+
+def noise_tests(base: LoadedReport, new: LoadedReport) -> list[tuple[str, PairedDifference]]:
+    """Per (adapter, lifecycle) cohort: the exact paired test over the pairs scored in both.
+
+    Cohorts are tested apart: cold and warm of one task (or two trials of it) are not
+    independent, and pooling them would count one flipped task twice."""
+    before = {o.key: o.success for o in base.outcomes}
+    counts: dict[tuple[str, str], list[int]] = {}
+    for outcome in new.outcomes:
+        if outcome.key not in before:
+            continue
+        tally = counts.setdefault((outcome.key[0], outcome.key[3]), [0, 0])
+        if before[outcome.key] and not outcome.success:
+            tally[0] += 1
+        elif outcome.success and not before[outcome.key]:
+            tally[1] += 1
+    return [
+        (f"{adapter} {lifecycle}", paired_difference(worse, better))
+        for (adapter, lifecycle), (worse, better) in sorted(counts.items())
+    ]
+
+
+def render_noise(base: LoadedReport, new: LoadedReport) -> list[str]:
+    tests = noise_tests(base, new)
+    if not tests:
+        return []
+    lines = [
+        "  Noise (informational; the gate is the tolerance rule): two-sided exact McNemar test "
+        "on the pairs scored in both runs, per adapter and lifecycle",
+    ]
+    width = max(len(cohort) for cohort, _ in tests)
+    lines += [f"    {cohort.ljust(width)}  {test.text()}" for cohort, test in tests]
+    flipped = flips(base, new)
+    with_trial = len({o.key[2] for o in new.outcomes}) > 1
+    lines.append(
+        f"  Flipped pairs: {len(flipped)}" + (" (task adapter lifecycle)" if flipped else "")
+    )
+    lines += [f"    {flip.text(with_trial=with_trial)}" for flip in flipped]
+    return lines
+
+
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")
 
@@ -366,6 +462,8 @@ def render_changes(
             f"  {change.status.upper():<9} {change.key.ljust(width)}  "
             f"{_number(change.base)} -> {_number(change.new)}{delta}"
         )
+    if base.kind == "lane" and new.kind == "lane":
+        lines += render_noise(base, new)
     counts = {s: sum(1 for c in changes if c.status == s) for s in get_args(Status)}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     verdict = "FAIL" if failed(changes) else "OK"

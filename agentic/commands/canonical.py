@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
         help="print the RFC 8785 canonical bytes (or their sha256) of a JSON file",
         description=__doc__,
     )
-    parser.add_argument("file", type=Path)
+    parser.add_argument("file", type=Path, help="a strict JSON file")
     parser.add_argument("--sha256", action="store_true", help="print the sha256 hex instead")
     parser.set_defaults(func=run)
 

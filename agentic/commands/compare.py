@@ -40,8 +40,20 @@ def register(subparsers: Any) -> None:
     from agentic.compare import DEFAULT_TOLERANCE
 
     parser = subparsers.add_parser("compare", help="gate a report against a baseline")
-    parser.add_argument("reports", nargs="+", type=Path, metavar="BASE NEW")
-    parser.add_argument("--tolerance", type=tolerance, default=DEFAULT_TOLERANCE)
+    parser.add_argument(
+        "reports",
+        nargs="+",
+        type=Path,
+        metavar="BASE NEW",
+        help="the baseline report and the new one (NEW alone with --promote)",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=tolerance,
+        default=DEFAULT_TOLERANCE,
+        help=f"allowed worsening: absolute for rates, relative for costs (default "
+        f"{DEFAULT_TOLERANCE:g}); lane reports also get an exact noise test, informational",
+    )
     parser.add_argument("--promote", action="store_true", help="file NEW as the baseline")
     parser.add_argument(
         "--receipts",

@@ -43,7 +43,9 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     add_fixture_options(parser)
     parser.set_defaults(timeout_ms=DEFAULT_GENERATION_TIMEOUT_MS)
     parser.add_argument("--modes", type=modes_list, default=None, help="default: all three")
-    parser.add_argument("--repeats", type=positive_int, default=3)
+    parser.add_argument(
+        "--repeats", type=positive_int, default=3, help="runs of each question (default 3)"
+    )
     parser.add_argument("--adapter", default="lexical", help="retrieval adapter of e2e mode")
     parser.add_argument("--k", type=positive_int, default=5, help="chunks injected in e2e mode")
     parser.add_argument("--limit", type=positive_int, default=None, help="first N goldens by id")

@@ -50,7 +50,12 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         "--goldens", type=Path, default=None, help="one JSONL file instead of <fixture>/goldens"
     )
     parser.add_argument("--tag", type=csv_list, default=None, help="only goldens with these tags")
-    parser.add_argument("--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS)
+    parser.add_argument(
+        "--timeout-ms",
+        type=positive_int,
+        default=DEFAULT_TIMEOUT_MS,
+        help="per-operation timeout in milliseconds",
+    )
     add_backend_option(parser)
 
 

@@ -123,6 +123,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     outcome = execute_lane(request, progress=progress_printer(args.quiet))
     sys.stdout.write(outcome.markdown)
-    if outcome.failure is not None:
-        print(f"agentic: {outcome.failure}", file=sys.stderr)
+    # One line on stderr for why a run measured nothing (exit 2), never only in report.json.
+    reason = outcome.failure or outcome.harness_error
+    if reason is not None:
+        print(f"agentic: {reason}", file=sys.stderr)
     return outcome.exit_code

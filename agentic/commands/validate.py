@@ -39,8 +39,8 @@ def register(subparsers: Any) -> None:
         help="validate a task, oracle, envelope, receipt or report file",
         description=__doc__,
     )
-    parser.add_argument("kind", choices=sorted(KINDS))
-    parser.add_argument("file", type=Path)
+    parser.add_argument("kind", choices=sorted(KINDS), help="which contract document FILE is")
+    parser.add_argument("file", type=Path, help="the JSON file to check")
     parser.add_argument(
         "--task",
         type=Path,

@@ -1,4 +1,10 @@
-"""The readable summary, report.md. It is derived from the report; nothing here is canonical."""
+"""The readable summary, report.md. It is derived from the report; nothing here is canonical.
+
+It answers, in order: did the gate pass (and how sure is that), how each cohort did with the
+uncertainty of its success rate, which task failed where and why, what it cost, and whether the
+capsule replays agreed. Every table is sorted by explicit keys and every number formatted with a
+fixed rule, so the same report always renders to the same bytes.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from agentic.contract.receipt import Timing, TrajectoryReceipt
-from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord
+from agentic.contract.report import BenchmarkReport, CapsuleReplay, Promotion, ScoreRecord
+from agentic.report.outcomes import missed_terms
+from agentic.report.stats import paired_difference, wilson_interval
+
+Cohort = tuple[str, str]  # (adapter, lifecycle)
+Item = tuple[TrajectoryReceipt, ScoreRecord]
 
 
 def _number(value: float | int | None) -> str:
@@ -18,19 +29,48 @@ def _number(value: float | int | None) -> str:
     return str(value)
 
 
+def _cell(text: str) -> str:
+    """``text`` safe inside a table cell: a pipe or a line break would split the row."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    lines.extend("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in rows)
     return lines
 
 
-def _cohorts(
-    report: BenchmarkReport,
-) -> dict[tuple[str, str], list[tuple[TrajectoryReceipt, ScoreRecord]]]:
-    groups: dict[tuple[str, str], list[tuple[TrajectoryReceipt, ScoreRecord]]] = defaultdict(list)
+def _cohorts(report: BenchmarkReport) -> dict[Cohort, list[Item]]:
+    groups: dict[Cohort, list[Item]] = defaultdict(list)
     for receipt, score in zip(report.receipts, report.scores, strict=True):
         groups[(receipt.canonical.adapterId, receipt.canonical.lifecycle)].append((receipt, score))
     return dict(sorted(groups.items()))
+
+
+# --- promotion --------------------------------------------------------------------------------
+
+PAIRWISE_LOSS = "pairwise_accuracy_loss:"
+
+
+def _promotion_uncertainty(promotion: Promotion) -> str:
+    """One informational line: the two success rates with Wilson intervals and the exact paired
+    test over the gate's pairs. Only when every pair counted in the rates (then both rates are
+    over ``pairCount``); the verdict itself never depends on it."""
+    metrics, pairs = promotion.metrics, promotion.pairCount
+    base, cand = metrics.baselineSuccessRate, metrics.candidateSuccessRate
+    # The gate leaves the unsupported-claim counts null exactly when some pair was invalid.
+    if base is None or cand is None or pairs == 0 or metrics.baselineUnsupportedClaims is None:
+        return "Uncertainty: not computed (some pairs were left out of the rates)."
+    base_k, cand_k = round(base * pairs), round(cand * pairs)
+    # The gate names each pair the candidate lost; the net change gives the pairs it won.
+    worse = sum(1 for failure in promotion.failures if failure.startswith(PAIRWISE_LOSS))
+    paired = paired_difference(worse, cand_k - base_k + worse)
+    return (
+        f"Uncertainty (informational, not part of the verdict): baseline {base_k}/{pairs} "
+        f"{wilson_interval(base_k, pairs).text()}, candidate {cand_k}/{pairs} "
+        f"{wilson_interval(cand_k, pairs).text()} (95% Wilson); candidate vs baseline "
+        f"{paired.text()}; cold and warm of one task count as two pairs."
+    )
 
 
 def _promotion_lines(promotion: Promotion | None) -> list[str]:
@@ -40,6 +80,7 @@ def _promotion_lines(promotion: Promotion | None) -> list[str]:
     lines = [f"Verdict: **{verdict}** over {promotion.pairCount} pairs.", ""]
     for name, value in promotion.metrics.to_json().items():
         lines.append(f"- {name}: {_number(value)}")
+    lines += ["", _promotion_uncertainty(promotion)]
     if promotion.failures:
         lines.append("")
         lines.append("Failures:")
@@ -47,14 +88,13 @@ def _promotion_lines(promotion: Promotion | None) -> list[str]:
     return lines
 
 
-def _timing_cell(timings: list[Timing]) -> str:
-    total = sum(t.valueMs for t in timings if t.valueMs is not None)
-    nulls = [t.unavailableReason for t in timings if t.valueMs is None]
-    cell = f"{round(total, 3)} ms"
-    if nulls:
-        reasons = sorted({r for r in nulls if r})
-        cell += f" / null {len(nulls)} ({'; '.join(reasons)})"
-    return cell
+# --- cohorts ----------------------------------------------------------------------------------
+
+
+def _rate_cell(successes: int, scored: int) -> str:
+    if scored == 0:
+        return "-"
+    return f"{successes / scored:.3f} {wilson_interval(successes, scored).text()}"
 
 
 def _cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
@@ -62,14 +102,17 @@ def _cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
     for (adapter, lifecycle), items in _cohorts(report).items():
         canon = [r.canonical for r, _ in items]
         scores = [s.score for _, s in items]
+        scored = sum(1 for s in scores if s.scored)
+        success = sum(s.success for s in scores)
         rows.append(
             (
                 adapter,
                 lifecycle,
                 str(len(items)),
-                str(sum(1 for s in scores if s.scored)),
-                str(sum(s.success for s in scores)),
-                str(sum(1 for s in scores if not s.scored)),
+                str(scored),
+                str(success),
+                _rate_cell(success, scored),
+                str(len(items) - scored),
                 str(sum(c.agentCalls for c in canon)),
                 str(sum(c.backendInvocations for c in canon)),
                 str(sum(c.modelVisibleUtf8Bytes for c in canon)),
@@ -78,22 +121,127 @@ def _cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
     return rows
 
 
+COHORT_HEADER = (
+    "adapter",
+    "lifecycle",
+    "attempted",
+    "scored",
+    "success",
+    "rate [95% Wilson]",
+    "excluded",
+    "agentCalls",
+    "backendInvocations",
+    "bytes",
+)
+
+
+# --- the per-task grid ------------------------------------------------------------------------
+
+GRID_LEGEND = (
+    "One row per task, one column per adapter. A cell reads "
+    "`outcome · agent calls · model-visible bytes`, once when every lifecycle gave the same, "
+    "else as `cold: … / warm: …`. A FAIL names its receipt's failure code or the terms of the "
+    'success condition it missed (README, "Reading report.md").'
+)
+
+
+def _grid_cell(item: Item) -> str:
+    receipt, record = item
+    canon = receipt.canonical
+    cost = f"{canon.agentCalls} · {canon.modelVisibleUtf8Bytes}"
+    if record.score.success:
+        return f"pass · {cost}"
+    return f"FAIL {'; '.join(missed_terms(canon, record.score))} · {cost}"
+
+
+def _merged(by_lifecycle: dict[str, str], lifecycles: list[str]) -> str:
+    """One text when every lifecycle of the run gave it; else each lifecycle named."""
+    texts = [by_lifecycle.get(lifecycle, "not run") for lifecycle in lifecycles]
+    if len(set(texts)) == 1:
+        return texts[0]
+    return " / ".join(f"{lc}: {text}" for lc, text in zip(lifecycles, texts, strict=True))
+
+
+def _grid_rows(report: BenchmarkReport, by_trial: bool) -> tuple[list[str], list[tuple[str, ...]]]:
+    """The adapters (columns) and one row per task (and trial)."""
+    cells: dict[tuple[str, ...], dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
+    for (adapter, lifecycle), items in _cohorts(report).items():
+        for item in items:
+            canon = item[0].canonical
+            row = (canon.taskId, canon.trialId) if by_trial else (canon.taskId,)
+            cells[row][adapter][lifecycle] = _grid_cell(item)
+    adapters = sorted({r.canonical.adapterId for r in report.receipts})
+    lifecycles: list[str] = sorted({r.canonical.lifecycle for r in report.receipts})
+    rows = [
+        (*row, *(_merged(cells[row][adapter], lifecycles) for adapter in adapters))
+        for row in sorted(cells)
+    ]
+    return adapters, rows
+
+
+def _task_grid(report: BenchmarkReport) -> list[str]:
+    if not report.receipts:
+        return ["No pairs ran."]
+    # A trial column only when there is more than one trial to tell apart.
+    by_trial = len({r.canonical.trialId for r in report.receipts}) > 1
+    adapters, rows = _grid_rows(report, by_trial)
+    header = ("task", *(("trial",) if by_trial else ()), *adapters)
+    return [GRID_LEGEND, "", *_table(header, rows)]
+
+
+# --- timings ----------------------------------------------------------------------------------
+
+
+def _ms(value: float) -> str:
+    return _number(round(value, 3))
+
+
+def _timing_cell(timings: list[Timing]) -> str:
+    """``median / sum`` over the pairs that measured it, then how many did not and why."""
+    values = [t.valueMs for t in timings if t.valueMs is not None]
+    nulls = [t.unavailableReason for t in timings if t.valueMs is None]
+    cell = f"{_ms(statistics.median(values))} / {_ms(sum(values))}" if values else "-"
+    if nulls:
+        reasons = sorted({r for r in nulls if r})
+        cell += f" (null {len(nulls)}: {'; '.join(reasons)})"
+    return cell
+
+
+TIMING_FIELDS = ("startup", "modelLoad", "tool", "driver", "endToEnd")
+TIMING_HEADER = ("adapter", "lifecycle", *(f"{name} ms (median / sum)" for name in TIMING_FIELDS))
+TIMING_LEGEND = (
+    "Each cell: median per pair / sum over the cohort, in ms; pairs that did not measure a "
+    "phase are counted as null with their reason. Latency compares only within one machine."
+)
+
+
 def _timing_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for (adapter, lifecycle), items in _cohorts(report).items():
         timings = [r.observations.timings for r, _ in items]
-        rows.append(
-            (
-                adapter,
-                lifecycle,
-                _timing_cell([t.startup for t in timings]),
-                _timing_cell([t.modelLoad for t in timings]),
-                _timing_cell([t.tool for t in timings]),
-                _timing_cell([t.driver for t in timings]),
-                _timing_cell([t.endToEnd for t in timings]),
-            )
-        )
+        cells = [_timing_cell([getattr(t, name) for t in timings]) for name in TIMING_FIELDS]
+        rows.append((adapter, lifecycle, *cells))
     return rows
+
+
+# --- replays ----------------------------------------------------------------------------------
+
+
+def _replay_lines(replays: tuple[CapsuleReplay, ...]) -> list[str]:
+    """One line when every replay agreed; each unequal one listed under it otherwise."""
+    if not replays:
+        return ["Capsule replays: none in this run."]
+    unequal = [r for r in replays if r.first.sha256 != r.second.sha256]
+    lines = [
+        f"Capsule replays: {len(replays) - len(unequal)}/{len(replays)} equal "
+        "(sha256 of the first and the second payload)."
+    ]
+    lines.extend(
+        f"- NOT EQUAL {r.taskId} / {r.trialId} / {r.lifecycle}: "
+        f"`{r.first.sha256[:16]}` vs `{r.second.sha256[:16]}`"
+        for r in unequal
+    )
+    return lines
 
 
 DEFAULT_PROMOTION_HEADING = "Capsule promotion"
@@ -119,6 +267,24 @@ def render_markdown(
         "",
         *_promotion_lines(report.promotion),
         "",
+        "## Cohort accounting",
+        "",
+        *_table(COHORT_HEADER, _cohort_rows(report)),
+        "",
+        "## Tasks",
+        "",
+        *_task_grid(report),
+        "",
+        "## Lifecycle timings",
+        "",
+        TIMING_LEGEND,
+        "",
+        *_table(TIMING_HEADER, _timing_rows(report)),
+        "",
+        "## Capsule replays",
+        "",
+        *_replay_lines(report.capsuleReplays),
+        "",
         "## Adapter-native indexes",
         "",
         *_table(
@@ -126,47 +292,6 @@ def render_markdown(
             (
                 (p.adapterId, f"`{p.indexFingerprint}`", _number(p.observations.preparationMs))
                 for p in report.preparations
-            ),
-        ),
-        "",
-        "## Cohort accounting",
-        "",
-        *_table(
-            (
-                "adapter",
-                "lifecycle",
-                "attempted",
-                "scored",
-                "success",
-                "excluded",
-                "agentCalls",
-                "backendInvocations",
-                "bytes",
-            ),
-            _cohort_rows(report),
-        ),
-        "",
-        "## Lifecycle timings",
-        "",
-        *_table(
-            ("adapter", "lifecycle", "startup", "modelLoad", "tool", "driver", "endToEnd"),
-            _timing_rows(report),
-        ),
-        "",
-        "## Capsule replay hashes",
-        "",
-        *_table(
-            ("task", "trial", "lifecycle", "first sha256", "second sha256", "equal"),
-            (
-                (
-                    r.taskId,
-                    r.trialId,
-                    r.lifecycle,
-                    f"`{r.first.sha256[:16]}`",
-                    f"`{r.second.sha256[:16]}`",
-                    "yes" if r.first.sha256 == r.second.sha256 else "NO",
-                )
-                for r in report.capsuleReplays
             ),
         ),
         "",

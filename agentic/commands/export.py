@@ -1,0 +1,153 @@
+"""``agentic export REPORT --format jsonl|csv [--out FILE]``: one row per pair, for a notebook.
+
+The report is read as ``agentic validate report`` reads it (strict JSON, schema, model, stored
+fingerprints). Rows follow the contract's pair order (adapter, task, trial, lifecycle, seed,
+agent) and hold the pair's identity, its outcome (success, failure class and code, the missed
+terms of the success condition), the score's terms and claim lists, its cost and, where the
+run measured them, its timings. The same report always exports to the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentic.contract.errors import ContractError
+
+if TYPE_CHECKING:
+    from agentic.contract.receipt import TrajectoryReceipt
+    from agentic.contract.report import BenchmarkReport, ScoreRecord
+
+FORMATS = ("jsonl", "csv")
+SCORE_TERMS = (
+    "completed",
+    "unnecessaryRead",
+    "collectionCorrect",
+    "filtersCorrect",
+    "correctAbstention",
+    "prematureStop",
+)
+CLAIM_LISTS = (
+    "supportedClaims",
+    "unsupportedClaims",
+    "missingRequiredClaims",
+    "forbiddenEvidenceClaims",
+    "invalidOutputs",
+)
+TIMINGS = ("startup", "modelLoad", "tool", "driver", "endToEnd")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "export", help="export a report's pairs as JSON lines or CSV", description=__doc__
+    )
+    parser.add_argument("report", type=Path, metavar="REPORT", help="a benchmark report.json")
+    parser.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default) or csv")
+    parser.add_argument(
+        "--out", type=Path, default=None, metavar="FILE", help="write here (default: stdout)"
+    )
+    parser.set_defaults(func=handle)
+
+
+def read_report(path: Path) -> BenchmarkReport:
+    """What ``agentic validate report`` accepts, or one ContractError line."""
+    from agentic.contract.files import read_input_file
+    from agentic.contract.schemas import parse_and_load
+    from agentic.report.assemble import check_fingerprints
+
+    source = str(path)
+    report = parse_and_load("benchmark-report", read_input_file(path), source=source)
+    check_fingerprints(report, source)
+    return report
+
+
+def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> dict[str, Any]:
+    from agentic.report.outcomes import missed_terms
+
+    canon, score = receipt.canonical, record.score
+    timings = receipt.observations.timings
+    return {
+        "taskId": canon.taskId,
+        "adapterId": canon.adapterId,
+        "trialId": canon.trialId,
+        "seed": canon.seed,
+        "lifecycle": canon.lifecycle,
+        "agentId": canon.agentId,
+        "success": bool(score.success),
+        "scored": score.scored,
+        "failureClass": canon.failure.class_,
+        "failureCode": canon.failure.code,
+        "missedTerms": list(missed_terms(canon, score)),
+        **{term: getattr(score, term) for term in SCORE_TERMS},
+        **{name: list(getattr(score, name)) for name in CLAIM_LISTS},
+        "agentCalls": canon.agentCalls,
+        "backendInvocations": canon.backendInvocations,
+        "modelVisibleUtf8Bytes": canon.modelVisibleUtf8Bytes,
+        **{f"{name}Ms": getattr(timings, name).valueMs for name in TIMINGS},
+    }
+
+
+def rows(report: BenchmarkReport) -> list[dict[str, Any]]:
+    from agentic.contract.report import pair_sort_key
+
+    if len(report.receipts) != len(report.scores):
+        raise ContractError("invalid_report", "scores and receipts differ in number")
+    scores = {pair_sort_key(s): s for s in report.scores}
+    ordered = sorted(report.receipts, key=lambda r: pair_sort_key(r.canonical))
+    found = []
+    for receipt in ordered:
+        score = scores.get(pair_sort_key(receipt.canonical))
+        if score is None:
+            name = "/".join(pair_sort_key(receipt.canonical))
+            raise ContractError("invalid_report", f"receipt {name} has no score")
+        found.append(pair_row(receipt, score))
+    return found
+
+
+def as_jsonl(table: list[dict[str, Any]]) -> str:
+    return "".join(
+        json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n" for row in table
+    )
+
+
+def _csv_value(value: Any) -> str:
+    """Empty for null; JSON's spelling for booleans; a list joined with ``;``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ";".join(str(item) for item in value)
+    return str(value)
+
+
+def as_csv(table: list[dict[str, Any]]) -> str:
+    if not table:
+        return ""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(table[0]))
+    writer.writerows([_csv_value(value) for value in row.values()] for row in table)
+    return out.getvalue()
+
+
+def write_out(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ContractError("export_write_failed", f"{path}: {exc.strerror or exc}") from None
+
+
+def handle(args: argparse.Namespace) -> int:
+    table = rows(read_report(args.report))
+    text = as_jsonl(table) if args.format == "jsonl" else as_csv(table)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_out(args.out, text)
+    return 0

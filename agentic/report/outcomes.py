@@ -1,0 +1,70 @@
+"""Why a pair did not succeed, in the terms of the scorer's success condition.
+
+A scored pair succeeds when ``completed`` and not ``unnecessaryRead`` and ``collectionCorrect``
+and ``filtersCorrect`` and its receipt's failure class is ``none`` (``scoring/score.py``). Each
+missed term is named here with its field name, so a reader can find it in report.json; a
+missed ``completed`` says which claim lists made it so. Derived text, never canonical.
+"""
+
+from __future__ import annotations
+
+from agentic.contract.receipt import CanonicalReceipt
+from agentic.contract.report import TaskScore
+
+# An invalid output can be a whole schema message; a grid cell shows its start.
+MAX_INVALID_CHARS = 48
+
+
+def missed_terms(receipt: CanonicalReceipt, score: TaskScore) -> tuple[str, ...]:
+    """The terms of the success condition this pair missed, in the condition's order (empty
+    for a success). A failed receipt leads with its code: it decides the pair on its own."""
+    terms: list[str] = []
+    failure = receipt.failure
+    if failure.class_ != "none":
+        terms.append(f"failure {failure.code or failure.class_}")
+    if not score.scored:
+        return tuple(terms) or (f"excluded {score.exclusionReason}",)
+    if not score.completed:
+        terms.append(f"incomplete: {incomplete_reason(receipt, score)}")
+    if score.unnecessaryRead:
+        terms.append("unnecessaryRead")
+    if not score.collectionCorrect:
+        terms.append("not collectionCorrect")
+    if not score.filtersCorrect:
+        terms.append("not filtersCorrect")
+    return tuple(terms)
+
+
+def incomplete_reason(receipt: CanonicalReceipt, score: TaskScore) -> str:
+    """What kept a scored pair from ``completed``: the score's claim lists and invalid outputs,
+    else how the envelope stopped."""
+    parts = [
+        f"{label} {','.join(keys)}"
+        for label, keys in (
+            ("missing", score.missingRequiredClaims),
+            ("unsupported", score.unsupportedClaims),
+            ("forbidden evidence", score.forbiddenEvidenceClaims),
+        )
+        if keys
+    ]
+    if score.invalidOutputs:
+        parts.append(f"invalid {_invalid_text(score.invalidOutputs)}")
+    if parts:
+        return "; ".join(parts)
+    envelope = receipt.finalEnvelope
+    if envelope is None:
+        return "no final envelope"
+    if envelope.abstained or envelope.stopReason != "complete":
+        abstained = ", abstained" if envelope.abstained else ""
+        return f"stopReason {envelope.stopReason}{abstained}"
+    # Every claim supported and a complete stop, yet not completed: only a task that expects
+    # an abstention scores an answer so (scoring/score.py, _correct_abstention).
+    return "answered where an abstention was expected"
+
+
+def _invalid_text(outputs: tuple[str, ...]) -> str:
+    first = outputs[0]
+    if len(first) > MAX_INVALID_CHARS:
+        first = first[: MAX_INVALID_CHARS - 1] + "…"
+    more = f" (+{len(outputs) - 1} more)" if len(outputs) > 1 else ""
+    return first + more

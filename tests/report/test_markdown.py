@@ -1,0 +1,134 @@
+"""report.md answers "what failed and why" in a minute: one row per task, replay proofs in one
+line, labelled timings, and success rates with their uncertainty. Same report, same bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic.contract.report import BenchmarkReport, ScoreRecord
+from agentic.fixture.loader import Fixture
+from agentic.lane import LaneRequest, execute_lane
+from agentic.report.markdown import render_markdown
+from tests.support.tiny_fixture import TASK_A, TASK_IDS
+
+
+@pytest.fixture(scope="module")
+def report(tiny_fixture: Fixture) -> BenchmarkReport:
+    request = LaneRequest(
+        fixture_dir=tiny_fixture.root,
+        adapters=("capsule", "lexical"),
+        promote=("capsule", "lexical"),
+    )
+    return execute_lane(request).report
+
+
+def section(markdown: str, heading: str) -> list[str]:
+    """The lines under ``## heading``, up to the next heading."""
+    lines = markdown.splitlines()
+    start = lines.index(f"## {heading}") + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return [line for line in lines[start:end] if line]
+
+
+def grid_row(markdown: str, task: str) -> list[str]:
+    (row,) = [line for line in section(markdown, "Tasks") if line.startswith(f"| {task} |")]
+    return [cell.strip() for cell in row.strip("|").split(" | ")]
+
+
+def failed_everywhere(report: BenchmarkReport, task: str) -> BenchmarkReport:
+    """``report`` with every score of ``task`` turned into an unnecessary read."""
+
+    def edit(record: ScoreRecord) -> ScoreRecord:
+        if record.taskId != task:
+            return record
+        update = {"success": 0, "completed": True, "unnecessaryRead": True}
+        return record.model_copy(update={"score": record.score.model_copy(update=update)})
+
+    return report.model_copy(update={"scores": tuple(edit(s) for s in report.scores)})
+
+
+def test_rendering_the_same_report_twice_gives_the_same_bytes(report: BenchmarkReport) -> None:
+    assert render_markdown(report).encode() == render_markdown(report).encode()
+
+
+def test_the_task_grid_has_one_row_per_task_and_one_column_per_adapter(
+    report: BenchmarkReport,
+) -> None:
+    _legend, header, _, *rows = section(render_markdown(report), "Tasks")
+    assert header == "| task | capsule | lexical |"
+    assert [row.split(" | ")[0].removeprefix("| ") for row in rows] == sorted(TASK_IDS)
+
+
+def test_a_pass_cell_shows_its_calls_and_bytes(report: BenchmarkReport) -> None:
+    receipt = next(
+        r.canonical
+        for r, s in zip(report.receipts, report.scores, strict=True)
+        if r.canonical.adapterId == "capsule" and s.score.success
+    )
+    cell = grid_row(render_markdown(report), receipt.taskId)[1]
+    assert cell == f"pass · {receipt.agentCalls} · {receipt.modelVisibleUtf8Bytes}"
+
+
+def test_a_failed_cell_names_the_missed_term(report: BenchmarkReport) -> None:
+    cells = grid_row(render_markdown(failed_everywhere(report, TASK_A)), TASK_A)
+    assert all(cell.startswith("FAIL unnecessaryRead · ") for cell in cells[1:])
+
+
+def test_a_lifecycle_that_differs_is_shown_beside_the_other(report: BenchmarkReport) -> None:
+    def warm_fails(record: ScoreRecord) -> ScoreRecord:
+        if (record.taskId, record.adapterId, record.lifecycle) != (TASK_A, "lexical", "warm"):
+            return record
+        update = {"success": 0, "filtersCorrect": False}
+        return record.model_copy(update={"score": record.score.model_copy(update=update)})
+
+    edited = report.model_copy(update={"scores": tuple(warm_fails(s) for s in report.scores)})
+    cell = grid_row(render_markdown(edited), TASK_A)[2]
+    assert cell.startswith("cold: ") and " / warm: FAIL " in cell and "not filtersCorrect" in cell
+
+
+def test_capsule_replays_collapse_to_one_line_when_all_are_equal(report: BenchmarkReport) -> None:
+    count = len(report.capsuleReplays)
+    assert section(render_markdown(report), "Capsule replays") == [
+        f"Capsule replays: {count}/{count} equal (sha256 of the first and the second payload)."
+    ]
+
+
+def test_an_unequal_replay_is_listed_by_name(report: BenchmarkReport) -> None:
+    first = report.capsuleReplays[0]
+    unequal = first.model_copy(
+        update={"second": first.second.model_copy(update={"sha256": "0" * 64})}
+    )
+    edited = report.model_copy(update={"capsuleReplays": (unequal, *report.capsuleReplays[1:])})
+    lines = section(render_markdown(edited), "Capsule replays")
+    count = len(report.capsuleReplays)
+    assert lines[0].startswith(f"Capsule replays: {count - 1}/{count} equal")
+    assert lines[1:] == [
+        f"- NOT EQUAL {first.taskId} / {first.trialId} / {first.lifecycle}: "
+        f"`{first.first.sha256[:16]}` vs `{'0' * 16}`"
+    ]
+
+
+def test_timing_columns_say_they_hold_the_median_and_the_sum(report: BenchmarkReport) -> None:
+    header = section(render_markdown(report), "Lifecycle timings")[1]
+    assert "tool ms (median / sum)" in header and "endToEnd ms (median / sum)" in header
+
+
+def test_each_cohort_shows_its_success_rate_with_a_wilson_interval(
+    report: BenchmarkReport,
+) -> None:
+    rows = section(render_markdown(report), "Cohort accounting")
+    assert "rate [95% Wilson]" in rows[0]
+    capsule_cold = next(row for row in rows if row.startswith("| capsule | cold |"))
+    rate = capsule_cold.split(" | ")[5]
+    assert rate.count("[") == 1 and rate.endswith("]")
+
+
+def test_the_promotion_section_adds_an_informational_uncertainty_line(
+    report: BenchmarkReport,
+) -> None:
+    promotion = report.promotion
+    assert promotion is not None
+    lines = section(render_markdown(report, "Promotion"), "Promotion")
+    (line,) = [line for line in lines if line.startswith("Uncertainty")]
+    assert "not part of the verdict" in line and "exact McNemar p=" in line
+    assert f"/{promotion.pairCount} [" in line

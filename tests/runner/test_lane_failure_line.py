@@ -1,0 +1,79 @@
+"""A lane that measured nothing says why on stderr, in one line naming the adapter: whether its
+preparation failed or a harness error struck after it was prepared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic.contract.receipt import TrajectoryReceipt
+from agentic.contract.report import BenchmarkReport
+from agentic.fixture.loader import Fixture
+from agentic.lane import LaneRequest, execute_lane, harness_failure
+from tests.support.backends import agentic, stdio_config, write_config
+from tests.support.tiny_fixture import TASK_A
+
+
+@pytest.fixture(scope="module")
+def report(tiny_fixture: Fixture) -> BenchmarkReport:
+    request = LaneRequest(
+        fixture_dir=tiny_fixture.root, adapters=("capsule", "lexical"), promote=None
+    )
+    return execute_lane(request).report
+
+
+def broken(receipt: TrajectoryReceipt, diagnostic: str) -> TrajectoryReceipt:
+    failure = receipt.canonical.failure.model_copy(
+        update={"class_": "harness_error", "code": "invalid_tool_result"}
+    )
+    return receipt.model_copy(
+        update={
+            "canonical": receipt.canonical.model_copy(update={"failure": failure}),
+            "observations": receipt.observations.model_copy(update={"diagnostics": (diagnostic,)}),
+        }
+    )
+
+
+def with_lexical_broken(report: BenchmarkReport, diagnostic: str) -> BenchmarkReport:
+    receipts = tuple(
+        broken(r, diagnostic) if r.canonical.adapterId == "lexical" else r for r in report.receipts
+    )
+    return report.model_copy(update={"receipts": receipts})
+
+
+def test_a_clean_run_has_no_harness_line(report: BenchmarkReport) -> None:
+    assert harness_failure(report) is None
+
+
+def test_the_line_names_the_code_the_adapter_the_count_and_the_first_pair(
+    report: BenchmarkReport,
+) -> None:
+    line = harness_failure(with_lexical_broken(report, "result uri\nis not gno://"))
+    lexical = [r.canonical for r in report.receipts if r.canonical.adapterId == "lexical"]
+    first = lexical[0]
+    assert line == (
+        f"invalid_tool_result: lexical: {len(lexical)} of {len(lexical)} pairs hit a harness "
+        f"error; first {first.taskId}/{first.trialId}/{first.lifecycle}: result uri is not gno://"
+    )
+
+
+def test_a_long_diagnostic_is_cut_to_keep_one_short_line(report: BenchmarkReport) -> None:
+    line = harness_failure(with_lexical_broken(report, "x" * 1000))
+    assert line is not None and len(line) < 400 and line.endswith("…")
+
+
+@pytest.mark.real_process
+def test_the_cli_prints_one_line_for_a_harness_error_after_preparation(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    config = write_config(tmp_path / "config", stdio_config("file-uri"))
+    done = agentic(
+        "run", "--fixture", str(tiny_fixture.root), "--backend", str(config),
+        "--adapter", "misbehaving", "--task", TASK_A, "--promote", "none", "--quiet",
+        temp=tmp_path / "tmp",
+    )  # fmt: skip
+    ours = [line for line in done.stderr.splitlines() if line.startswith("agentic: ")]
+    assert done.returncode == 2
+    assert len(ours) == 1
+    assert ours[0].startswith("agentic: invalid_tool_result: misbehaving: 2 of 2 pairs ")
