@@ -4,16 +4,25 @@ All files are written and fsynced into a staging folder beside the target, which
 into place. Where the kernel supports it the swap is one ``renameat2(RENAME_EXCHANGE)``, so a
 reader, or a kill at any instant, sees either the old complete set or the new one. Where it does
 not, two renames are used and a leftover backup is restored on the next write.
+
+One writer at a time: a writer holds an exclusive ``flock`` on a lock file beside the target
+(``.agentic-lock-<name>``) from before its recovery until its swap is on disk, and a second writer
+is refused with ``artifact_target_busy``. So whatever stage or backup the lock holder finds beside
+the target was left by a writer that no longer holds the lock (it was killed), and recovery may
+remove it. A write that fails while staging (a full disk, say) removes its own stage; the previous
+set is never touched before the swap.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
+import re
+import secrets
 import shutil
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +40,9 @@ ARTIFACT_NAMES: tuple[str, ...] = (
     "report.md",
 )
 STAGE_PREFIX = ".agentic-stage-"
+LOCK_PREFIX = ".agentic-lock-"
 BACKUP_SUFFIX = ".agentic-previous"
+_STAGE_TOKEN_BYTES = 8  # the stage's random suffix: 16 lowercase hex digits
 TEMP_PLACEHOLDER = "<temp>"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -101,26 +112,92 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open file (or directory) ``fd`` is still the one named ``path``."""
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fd)
+    return (opened.st_dev, opened.st_ino) == (current.st_dev, current.st_ino)
+
+
+def _lock_once(lock: Path, target: Path) -> int | None:
+    """The locked descriptor of ``lock``; None when the file was replaced before we locked it."""
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise ContractError(
+            "artifact_target_busy", f"{target} is being written by another process"
+        ) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    # The previous holder unlinks the file as it lets go; a lock on that unlinked file would
+    # exclude nobody who opens the path afresh, so only the file still at the path counts.
+    if _same_file(fd, lock):
+        return fd
+    os.close(fd)
+    return None
+
+
+def _lock_path(target: Path) -> Path:
+    return target.with_name(LOCK_PREFIX + target.name)
+
+
+def _acquire(target: Path) -> int:
+    """The target's lock, held; refused (artifact_target_busy) while another writer holds it."""
+    fd = None
+    while fd is None:
+        fd = _lock_once(_lock_path(target), target)
+    return fd
+
+
+def _release(target: Path, fd: int) -> None:
+    # Unlinked while still held, so no lock file is left beside the output; a writer that opened
+    # it meanwhile sees it is no longer at the path and takes the new one.
+    _lock_path(target).unlink(missing_ok=True)
+    os.close(fd)
+
+
+def _stale_stages(target: Path) -> Iterator[Path]:
+    """Stages of exactly this target: a similarly named target's stages never match."""
+    shape = re.compile(
+        re.escape(STAGE_PREFIX + target.name) + f"-[0-9a-f]{{{2 * _STAGE_TOKEN_BYTES}}}"
+    )
+    for path in target.parent.iterdir():
+        if shape.fullmatch(path.name):
+            yield path
+
+
 def _recover(target: Path) -> None:
-    """Undo a two-rename swap that was interrupted between its renames."""
+    """Called under the target's lock: undo a two-rename swap interrupted between its renames,
+    and remove the stages of writers that were killed (a live writer would hold the lock)."""
     backup = target.with_name(target.name + BACKUP_SUFFIX)
     if backup.exists() and not target.exists():
         backup.rename(target)
     if backup.exists():
         shutil.rmtree(backup)
-    for stale in target.parent.glob(STAGE_PREFIX + target.name + "-*"):
+    for stale in _stale_stages(target):
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def _stage(target: Path, files: Mapping[str, bytes]) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=STAGE_PREFIX + target.name + "-", dir=target.parent))
+def _new_stage(target: Path) -> Path:
+    token = secrets.token_hex(_STAGE_TOKEN_BYTES)
+    staging = target.with_name(f"{STAGE_PREFIX}{target.name}-{token}")
+    staging.mkdir(mode=0o700)
+    return staging
+
+
+def _fill(staging: Path, files: Mapping[str, bytes]) -> None:
     for name, data in files.items():
         with open(staging / name, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
     _fsync_dir(staging)
-    return staging
 
 
 def _swap(staging: Path, target: Path) -> None:
@@ -140,15 +217,20 @@ def _swap(staging: Path, target: Path) -> None:
     shutil.rmtree(backup)
 
 
-def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
-    """Replace ``target`` with exactly ``files``; on failure the previous set is untouched."""
-    target = target.absolute()
+def _write_locked(target: Path, files: Mapping[str, bytes]) -> None:
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         _recover(target)
-        staging = _stage(target, files)
+        staging = _new_stage(target)
     except OSError as exc:
         raise ContractError("artifact_write_failed", f"cannot stage {target}: {exc}") from None
+    try:
+        _fill(staging, files)
+    except BaseException as exc:
+        # A full disk (or an interrupt) mid-stage: the stage is ours to remove, nobody else's.
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise ContractError("artifact_write_failed", f"cannot stage {target}: {exc}") from None
+        raise
     try:
         _swap(staging, target)
         _fsync_dir(target.parent)
@@ -157,14 +239,21 @@ def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
         raise ContractError("artifact_write_failed", f"cannot replace {target}: {exc}") from None
 
 
-def _still_at(dir_fd: int, folder: Path) -> bool:
-    """Whether the open directory is still the one named ``folder``."""
+def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
+    """Replace ``target`` with exactly ``files``; on failure the previous set is untouched.
+
+    ContractError ``artifact_target_busy`` when another process is writing the same target.
+    """
+    target = target.absolute()
     try:
-        current = os.stat(folder)
-    except FileNotFoundError:
-        return False
-    opened = os.fstat(dir_fd)
-    return (opened.st_dev, opened.st_ino) == (current.st_dev, current.st_ino)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = _acquire(target)
+    except OSError as exc:
+        raise ContractError("artifact_write_failed", f"cannot lock {target}: {exc}") from None
+    try:
+        _write_locked(target, files)
+    finally:
+        _release(target, fd)
 
 
 def _read_once(folder: Path) -> dict[str, bytes] | None:
@@ -178,7 +267,7 @@ def _read_once(folder: Path) -> dict[str, bytes] | None:
         present = set(os.listdir(dir_fd))
         missing = [name for name in ARTIFACT_NAMES if name not in present]
         if missing:
-            if not _still_at(dir_fd, folder):
+            if not _same_file(dir_fd, folder):
                 return None  # swapped away and being removed: the new set is at the path
             raise ContractError("incomplete_artifact_set", f"{folder} lacks {', '.join(missing)}")
         result = {}

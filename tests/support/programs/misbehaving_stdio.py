@@ -9,6 +9,8 @@ unless said otherwise, ``read``) over the tiny test fixture's documents, answeri
 - ``mismatch``: a hit whose text differs from the document (never evidence);
 - ``slow``: ``find`` sleeps far past any deadline;
 - ``crash``: ``find`` exits the process;
+- ``leaky-crash``: ``read`` writes credentials, its user, host and home to stderr, then exits
+  (``LEAKED`` lists the credentials; the names are this machine's);
 - ``no-read``: lists no ``read`` tool;
 - ``no-scope``: ``find`` has no ``scope`` argument.
 """
@@ -16,11 +18,28 @@ unless said otherwise, ``read``) over the tiny test fixture's documents, answeri
 from __future__ import annotations
 
 import os
+import pwd
+import socket
 import sys
 import time
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+
+LEAKED = ("sk-live-0123456789abcdefABCD", "opaque-bearer-value-42", "hunter2-hunter2")
+
+
+def leak() -> None:
+    """What a careless product prints before it dies: secrets and who and where it runs."""
+    account = pwd.getpwuid(os.getuid())
+    print(
+        f"fatal: OPENAI_API_KEY={LEAKED[0]} Authorization: Bearer {LEAKED[1]} "
+        f"DB_PASSWORD={LEAKED[2]} user {account.pw_name} on {socket.gethostname()} "
+        f"home {account.pw_dir}",
+        file=sys.stderr,
+        flush=True,
+    )
+
 
 HITS: dict[str, dict[str, Any]] = {
     "ok": {"uri": "gno://c0a1/d001.md", "startLine": 3, "endLine": 3, "text": "Incident: INC-4827"},
@@ -53,6 +72,9 @@ def build(mode: str) -> MCPServer[Any]:
         @server.tool()
         def read(doc: str, start: int = 1, count: int | None = None) -> dict[str, Any]:
             """Read a range (the fixed hit's document only)."""
+            if mode == "leaky-crash":
+                leak()
+                os._exit(3)
             return {"results": [HITS["ok"]]}
 
     return server
