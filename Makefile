@@ -11,10 +11,10 @@ $(NOX):
 	$(BOOT)/bin/pip install --quiet --disable-pip-version-check "nox>=2024.4.15"
 
 test: $(NOX)
-	$(NOX) -s qmd-setup contract lint
+	$(NOX) -s system-packages qmd-setup contract lint
 
 baseline: $(NOX)
-	$(NOX) -s baseline
+	$(NOX) -s system-packages baseline
 
 verify: $(NOX)
 	$(NOX) -s fixture verify

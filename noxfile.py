@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import tomllib
@@ -96,6 +97,27 @@ def _tool(session: nox.Session, name: str, *args: str, **kwargs: Any) -> None:
 def agentic(session: nox.Session, *args: str, **kwargs: Any) -> None:
     """`agentic ARGS` from the session's kit environment, offline."""
     _tool(session, "agentic", *args, env=OFFLINE_ENV, **kwargs)
+
+
+# Debian packages the suite and the lanes use, by the command each provides: bubblewrap sandboxes
+# backend child processes (agentic/adapters/sandbox.py).
+SYSTEM_PACKAGES = {"bwrap": "bubblewrap"}
+
+
+@nox.session(name="system-packages")
+def system_packages(session: nox.Session) -> None:
+    """Install the Debian packages of SYSTEM_PACKAGES that are missing (as root, with apt-get);
+    elsewhere say what is missing: a lane then runs its backends without the sandbox."""
+    missing = sorted({p for command, p in SYSTEM_PACKAGES.items() if shutil.which(command) is None})
+    if not missing:
+        session.log(f"system packages present: {', '.join(sorted(SYSTEM_PACKAGES.values()))}")
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        session.warn(f"missing {', '.join(missing)}; install them (Debian: apt-get install -y ...)")
+        return
+    quiet = {"DEBIAN_FRONTEND": "noninteractive"}
+    session.run("apt-get", "update", "-qq", env=quiet, external=True)
+    session.run("apt-get", "install", "-y", "-qq", *missing, env=quiet, external=True)
 
 
 @nox.session
@@ -187,6 +209,21 @@ def bench(session: nox.Session) -> None:
     """Benchmarks that print figures and ratios to their targets (never asserts)."""
     _install(session, "dev,local-model")
     _tool(session, "python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of the core with mutmut ([tool.mutmut] in pyproject.toml): scoring, the
+    contract, step parsing and the trial budgets, each mutant against the tests that reach it.
+    Slow (about 20 minutes on two cores), so not part of CI. Without arguments every mutant is
+    generated and tested afresh (mutants/ is cleared: mutmut would otherwise keep old verdicts);
+    arguments go to `mutmut run` and retest just those mutants (names or globs, e.g.
+    "agentic.scoring.promotion*"). `nox -s bench -- mutants` prints the last run's kill rate."""
+    _install(session)
+    if not session.posargs:
+        shutil.rmtree(ROOT / "mutants", ignore_errors=True)
+    _tool(session, "mutmut", "run", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "mutmut", "export-cicd-stats")
 
 
 @nox.session(name="qmd-setup")

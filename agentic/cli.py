@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import NoReturn
 
-from agentic import __version__
+from agentic import __version__, processes
 from agentic.contract.errors import EXIT_ERROR, ContractError
 
 
@@ -51,6 +51,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("run", "agentic.commands.run", "run a lane and score it"),
     Command("score", "agentic.commands.score", "re-score the receipts of a stored report"),
+    Command("export", "agentic.commands.export", "export a report's pairs as JSON lines or CSV"),
     Command("ranking", "agentic.commands.ranking", "score retrieval alone against the goldens"),
     Command("generation", "agentic.commands.generation", "score answers in oracle/e2e/noretrieval"),
     Command("matrix", "agentic.commands.matrix", "capability table across locked local models"),
@@ -113,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
+    # Orphans a backend detaches become ours, and end with the command (agentic/processes.py).
+    processes.become_subreaper()
     try:
         args = parser.parse_args(arguments)
         code: int = args.func(args)
@@ -127,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentic: terminated (SIGTERM); temporary files removed", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
+        processes.reap_adopted()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return EXIT_ERROR

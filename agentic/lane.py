@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentic.adapters import sandbox
+from agentic.adapters.sandbox import Isolation
 from agentic.contract.errors import EXIT_ERROR, EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord, pair_identity
 from agentic.contract.schemas import parse_and_load
@@ -54,6 +56,7 @@ class LaneOutcome:
     exit_code: int
     written_to: Path | None
     failure: str | None = None  # why an adapter could not be prepared (then nothing is written)
+    harness_error: str | None = None  # else: which adapter hit a harness error after preparing
 
 
 def preparation_failure(report: BenchmarkReport) -> str | None:
@@ -65,6 +68,32 @@ def preparation_failure(report: BenchmarkReport) -> str | None:
             one_line = " ".join(reason.split())
             return f"adapter_preparation_failed: {preparation.adapterId}: {one_line}"
     return None
+
+
+MAX_DIAGNOSTIC_CHARS = 200
+
+
+def harness_failure(report: BenchmarkReport) -> str | None:
+    """One line naming the first adapter with a harness_error receipt and why: its code, how
+    many of the adapter's pairs failed so, and the first pair's (redacted) diagnostic. The exit
+    code is 2 either way; without this line the reason sat only inside report.json."""
+    failing = [r for r in report.receipts if r.canonical.failure.class_ == "harness_error"]
+    if not failing:
+        return None
+    first = failing[0].canonical
+    adapter = first.adapterId
+    count = sum(1 for r in failing if r.canonical.adapterId == adapter)
+    total = sum(1 for r in report.receipts if r.canonical.adapterId == adapter)
+    others = sorted({r.canonical.adapterId for r in failing} - {adapter})
+    diagnostic = " ".join(next(iter(failing[0].observations.diagnostics), "no diagnostic").split())
+    if len(diagnostic) > MAX_DIAGNOSTIC_CHARS:
+        diagnostic = diagnostic[: MAX_DIAGNOSTIC_CHARS - 1] + "…"
+    also = f"; also {', '.join(others)}" if others else ""
+    return (
+        f"{first.failure.code or 'harness_error'}: {adapter}: {count} of {total} pairs hit a "
+        f"harness error{also}; first {first.taskId}/{first.trialId}/{first.lifecycle}: "
+        f"{diagnostic}"
+    )
 
 
 def score_run(fixture: Fixture, run: RunResult) -> tuple[ScoreRecord, ...]:
@@ -162,6 +191,17 @@ def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
     return render_beside(report, reference, f"baselines/{AUTHORITATIVE_LANE}")
 
 
+def _isolation(catalog: Catalog, adapter_ids: tuple[str, ...]) -> Isolation | None:
+    """How this lane's backend children will be isolated (None: no adapter spawns one); a
+    sandbox that is required but cannot run here is refused before any preparation."""
+    if not any(catalog.adapter(a).spawns_processes for a in adapter_ids):
+        return None
+    try:
+        return sandbox.isolation()
+    except sandbox.SandboxError as exc:
+        raise ContractError("sandbox_unavailable", str(exc)) from None
+
+
 def execute_lane(
     request: LaneRequest, *, progress: Callable[[str], None] = lambda message: None
 ) -> LaneOutcome:
@@ -190,6 +230,7 @@ def execute_lane(
     )
     # Refuse an unsafe write before any preparation, like every other schedule error.
     target = _target(request, catalog, fixture, schedule.task_ids, schedule.adapter_ids)
+    isolation = _isolation(catalog, schedule.adapter_ids)
     config = RunConfig(
         fixture=fixture,
         schedule=schedule,
@@ -214,7 +255,10 @@ def execute_lane(
     report = build_report(
         fixture_fingerprint=fixture.snapshot.fingerprint,
         environment=collect_environment(
-            fixture_version=fixture.fixture_version, agent_id=lane.agent_id, trials=lane.trials
+            fixture_version=fixture.fixture_version,
+            agent_id=lane.agent_id,
+            trials=lane.trials,
+            isolation=isolation,
         ),
         preparations=run.preparations,
         receipts=run.receipts,
@@ -237,4 +281,5 @@ def execute_lane(
         exit_code=exit_code_for(report),
         written_to=target if failed is None else None,
         failure=failed,
+        harness_error=None if failed is not None else harness_failure(report),
     )

@@ -2,8 +2,8 @@
 
 Run through ``nox -s bench`` (or ``python benchmarks/bench.py [SECTION ...]``). Machines here are
 shared and noisy, so nothing in this file asserts: a ratio below 1.0 means the target is met.
-Sections: lexical, mcp, lane, reference-lane, ranking, local-model, qmd, container. A section
-whose inputs are not installed prints why it did not run.
+Sections: lexical, mcp, lane, reference-lane, ranking, local-model, qmd, container, mutants. A
+section whose inputs are not installed (or not run yet) prints why it did not run.
 """
 
 from __future__ import annotations
@@ -498,6 +498,60 @@ def bench_container() -> None:
     report("lane wall time, image / host", lane["ratio"], "x", 1.5, higher_is_better=False)
 
 
+MUTANTS_STATS = Path("mutants/mutmut-cicd-stats.json")
+MUTANT_KILL_RATE_TARGET = 0.90
+
+
+def bench_mutants() -> None:
+    """Kill rate of the last `nox -s mutants` (mutmut's exported stats): killed / total."""
+    import json
+
+    print(f"mutants: kill rate of the last 'nox -s mutants' ({MUTANTS_STATS})")
+    if not MUTANTS_STATS.is_file():
+        print("  not run (no mutants run yet: run 'nox -s mutants' first)")
+        return
+    stats = json.loads(MUTANTS_STATS.read_text(encoding="utf-8"))
+    killed, total = int(stats["killed"]), int(stats["total"])
+    if total == 0:
+        print("  not run (the last mutants run checked no mutant)")
+        return
+    others = ("survived", "no_tests", "timeout", "suspicious", "skipped", "segfault")
+    print(
+        "  " + ", ".join(f"{name.replace('_', ' ')} {int(stats.get(name, 0))}" for name in others)
+    )
+    print(f"  {'mutants killed / total':<44} {killed:>5d} / {total}")
+    report("kill rate", killed / total, "ratio", MUTANT_KILL_RATE_TARGET, higher_is_better=True)
+
+
+INPUT_MEMORY_TARGET = 10.0  # peak RSS growth of `validate` over a tiny input, per input byte
+
+
+def bench_input_memory() -> None:
+    """`agentic validate report` on the largest committed report and on a 60 MB array of zeros
+    (the audit's case): peak RSS above that of validating a two-byte file, as a multiple of the
+    input's size."""
+    print("input-memory: validate's peak RSS growth per input byte")
+    reports = sorted(Path("baselines").rglob("report.json"), key=lambda p: p.stat().st_size)
+    with _workdir() as work:
+        tiny = work / "tiny.json"
+        tiny.write_bytes(b"{}")
+        zeros = work / "zeros.json"
+        zeros.write_bytes(b"[" + b"0," * 30_000_000 + b"0]")
+        _, _, floor = _measured_run(
+            [*_agentic_command(), "validate", "report", str(tiny)], work / "e"
+        )
+        for path in (reports[-1], zeros):
+            argv = [*_agentic_command(), "validate", "report", str(path)]
+            code, wall, rss = _measured_run(argv, work / "stderr")
+            size_mib = path.stat().st_size / (1024 * 1024)
+            print(
+                f"  {path.name:<20} {size_mib:7.1f} MiB  exit {code}  {wall:5.1f} s  {rss:7.1f} MiB"
+            )
+            growth = (rss - floor) / size_mib
+            report(f"RSS growth / size ({path.name})", growth, "x", INPUT_MEMORY_TARGET,
+                   higher_is_better=False)  # fmt: skip
+
+
 SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
@@ -507,6 +561,8 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "local-model": bench_local_model,
     "qmd": bench_qmd,
     "container": bench_container,
+    "mutants": bench_mutants,
+    "input-memory": bench_input_memory,
 }
 
 

@@ -13,6 +13,8 @@ The tiny fixture (``tests.support.tiny_fixture``) comes three ways:
   is immutable, and no test may write under its ``root``;
 - ``tiny_fixture_with_goldens``: the same with the tiny goldens (``tests.support.goldens``)
   written under its root, for the ranking and generation tiers; shared read-only like it.
+
+``unsandboxed`` runs backend children without bubblewrap (see its docstring).
 """
 
 from __future__ import annotations
@@ -57,3 +59,11 @@ def tiny_fixture(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
 def tiny_fixture_with_goldens(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
     """The tiny fixture with its goldens, loaded once for the session and shared read-only."""
     return load_fixture(write_tiny_fixture_with_goldens(tmp_path_factory.mktemp("tiny-goldens")))
+
+
+@pytest.fixture
+def unsandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Backend children run without bubblewrap: for tests of the harness's own process
+    cleanup, which read pids a child writes to files (a sandboxed child sees neither the file's
+    folder nor its host pid)."""
+    monkeypatch.setenv("AGENTIC_ISOLATION", "none")

@@ -15,11 +15,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "agentic"
 # stage -> the agentic stages it may import (besides itself). `resources` locates the package's
 # data (locks, schemas); agents are denied it, so they cannot find a fixture or an oracle on disk.
 ALLOWED: dict[str, frozenset[str]] = {
+    "processes": frozenset(),
     "contract": frozenset({"resources"}),
     "fixture": frozenset({"contract", "resources"}),
     "tools": frozenset({"contract"}),
     "agents": frozenset({"contract", "tools"}),
-    "adapters": frozenset({"contract", "fixture", "tools", "resources"}),
+    "adapters": frozenset({"contract", "fixture", "tools", "resources", "processes"}),
     "scoring": frozenset({"contract", "fixture", "tools"}),
     "report": frozenset({"contract", "scoring", "resources"}),
 }

@@ -80,6 +80,7 @@ MODULE_SINKS: dict[tuple[str, str], Sink] = {
         2, "code", kind="harness_error"
     ),
     ("agentic/ranking/goldens.py", "_invalid"): Sink(0, "code", kind=INPUT),
+    ("agentic/runner/catalog.py", "_lookup"): Sink(None, "code", kind=INPUT),
 }
 
 # An f-string that builds a code, by (module, source): for every code it can build, the values of

@@ -13,6 +13,7 @@ import pytest
 
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
+from agentic.contract.strict_json import MAX_PARSE_COST_RATIO, parse_cost_ratio
 from tests.support.tiny_fixture import write_tiny_fixture
 
 HANG_GUARD_S = 60
@@ -101,3 +102,39 @@ def test_a_regular_file_within_the_cap_is_read_whole(tmp_path: Path) -> None:
     with pytest.raises(ContractError) as caught:
         read_input_file(path, max_bytes=19)
     assert caught.value.code == "input_too_large"
+
+
+# -- memory: what a parse would cost is bounded before it starts ---------------------------------
+
+COMMITTED_REPORTS = sorted(
+    (Path(__file__).resolve().parent.parent / "baselines").rglob("report.json")
+)
+
+
+def test_a_large_document_of_tiny_values_is_refused_before_parsing(tmp_path: Path) -> None:
+    path = tmp_path / "dense.json"
+    path.write_bytes(b'{"receipts": [' + b"{}," * 400_000 + b"{}]}")
+    done = agentic("validate", "report", str(path))
+    assert_refused(done, "input_too_large")
+    assert "parsing would take about" in done.stderr
+
+
+def test_a_small_document_of_tiny_values_is_parsed_as_usual(tmp_path: Path) -> None:
+    path = tmp_path / "dense.json"
+    path.write_bytes(b"[" + b"{}," * 1000 + b"{}]")
+    done = agentic("validate", "report", str(path))
+    assert_refused(done, "schema_violation")
+
+
+def test_a_document_that_is_not_an_object_is_named_in_one_short_line(tmp_path: Path) -> None:
+    path = tmp_path / "zeros.json"
+    path.write_bytes(b"[" + b"0," * 200_000 + b"0]")
+    done = agentic("validate", "report", str(path))
+    assert_refused(done, "/ type [0, 0, 0, 0, 0, 0, ...] is not of type 'object'")
+    assert len(done.stderr) < 200
+
+
+@pytest.mark.parametrize("report", COMMITTED_REPORTS, ids=lambda p: p.parent.name)
+def test_every_committed_report_is_far_below_the_parse_cost_limit(report: Path) -> None:
+    ratio = parse_cost_ratio(report.read_text(encoding="utf-8"))
+    assert ratio < MAX_PARSE_COST_RATIO / 2

@@ -110,6 +110,12 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the agent gave no step within the per-operation timeout",
     ),
     ErrorCode(
+        "artifact_target_busy",
+        None,
+        True,
+        "another process holds the lock of the report folder being written; nothing was staged",
+    ),
+    ErrorCode(
         "artifact_write_failed",
         None,
         True,
@@ -186,6 +192,12 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a JSON object repeats a key (strict JSON rejects it)",
+    ),
+    ErrorCode(
+        "export_write_failed",
+        None,
+        True,
+        "agentic export: the --out file could not be written",
     ),
     ErrorCode(
         "fixture_canary_leak",
@@ -845,6 +857,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "the two reports are of different kinds, or --receipts was given non-lane reports",
+    ),
+    ErrorCode(
+        "sandbox_unavailable",
+        None,
+        True,
+        "AGENTIC_ISOLATION asks for bubblewrap (or names no known isolation) and a lane with a "
+        "process-spawning backend cannot have it here",
     ),
     ErrorCode(
         "schema_violation",

@@ -131,15 +131,21 @@ class Fingerprints(ContractModel):
     index: Sha256
 
 
-class CanonicalReceipt(ContractModel):
-    # Repeated inside canonical (contract v1.0): it is part of every receipt's fingerprinted bytes.
-    schemaVersion: Literal["1.0"]
+class PairIdentity(ContractModel):
+    """The six fields that name one pair; every record of a pair (its receipt's canonical part,
+    its score record, its exclusion) carries them, spelled the same."""
+
     taskId: TaskId
     adapterId: Str
     trialId: Str
     seed: Int | None
     lifecycle: Lifecycle
     agentId: Str
+
+
+class CanonicalReceipt(PairIdentity):
+    # Repeated inside canonical (contract v1.0): it is part of every receipt's fingerprinted bytes.
+    schemaVersion: Literal["1.0"]
     capabilities: Capabilities
     calls: tuple[Call, ...]
     agentCalls: NonNegativeInt

@@ -16,7 +16,7 @@ from agentic.contract.base import (
     Str,
     TaskId,
 )
-from agentic.contract.receipt import FailureClass, Lifecycle, TrajectoryReceipt
+from agentic.contract.receipt import FailureClass, Lifecycle, PairIdentity, TrajectoryReceipt
 
 BENCHMARK_ID = "agentic-retrieval@1"
 
@@ -44,13 +44,17 @@ class Environment(ContractModel):
     fixtureVersion: Str
     agentId: Str
     trials: Annotated[tuple[Trial, ...], Field(min_length=1)]
+    # How backend child processes were isolated; None when no backend spawned any.
+    isolation: Literal["bubblewrap", "none"] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
-        # pythonVersion is our extension: a report without it (the reference writes none) keeps
-        # its own environment bytes, so its canonicalFingerprint recomputes to what it states.
-        if data["pythonVersion"] is None:
-            del data["pythonVersion"]
+        # pythonVersion and isolation are our extensions: a report without them (the reference
+        # writes neither) keeps its own environment bytes, so its canonicalFingerprint
+        # recomputes to what it states.
+        for extension in ("pythonVersion", "isolation"):
+            if data[extension] is None:
+                del data[extension]
         return data
 
 
@@ -65,15 +69,6 @@ class Preparation(ContractModel):
     corpusFingerprint: Sha256
     indexFingerprint: Sha256
     observations: PreparationObservations
-
-
-class PairIdentity(ContractModel):
-    taskId: TaskId
-    adapterId: Str
-    trialId: Str
-    seed: Int | None
-    lifecycle: Lifecycle
-    agentId: Str
 
 
 class NamesAPair(Protocol):
@@ -193,3 +188,8 @@ class BenchmarkReport(ContractModel):
     scores: tuple[ScoreRecord, ...]
     capsuleReplays: tuple[CapsuleReplay, ...]
     promotion: Promotion | None
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        data["environment"] = self.environment.to_json()  # without its absent extensions
+        return data

@@ -15,7 +15,9 @@ reference's Ajv and with the models:
 
 from __future__ import annotations
 
+import itertools
 import re
+import reprlib
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
@@ -37,6 +39,10 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport
 from agentic.contract.strict_json import parse_strict
 from agentic.contract.task import AgentTask
+
+# A document is refused on its first violation; looking further than this many is wasted work
+# (and memory: a huge malformed array would yield one violation per item).
+LOAD_ERROR_LIMIT = 64
 
 SchemaName = Literal[
     "agent-task", "hidden-oracle", "final-envelope", "trajectory-receipt", "benchmark-report"
@@ -206,12 +212,13 @@ def _describe(error: ValidationError) -> str:
     return f"{_pointer(error.absolute_path)} {error.validator} {_shorten(error.message)}"
 
 
-def schema_errors(name: str, document: object) -> list[str]:
+def schema_errors(name: str, document: object, *, limit: int | None = None) -> list[str]:
     """Every schema violation of ``document``, as sorted "<json pointer> <keyword> <message>"
-    lines; empty when the document is valid."""
+    lines; empty when the document is valid. ``limit``: look at the first ``limit`` violations
+    only (in the validator's fixed order), so a huge malformed document costs bounded memory."""
     validator = _validators()[_checked_name(name)]
     instance: Any = document  # any Python value may arrive here; the schema decides
-    errors = validator.iter_errors(instance)
+    errors = itertools.islice(validator.iter_errors(instance), limit)
     return sorted({_describe(leaf) for error in errors for leaf in _leaves(error)})
 
 
@@ -243,7 +250,11 @@ def load_document(name: str, document: object, *, source: str) -> ContractModel:
 def load_document(name: str, document: object, *, source: str) -> ContractModel:
     """Schema first, then the model; the first violation becomes a one-line ContractError."""
     checked = _checked_name(name)
-    errors = schema_errors(checked, document)
+    if not isinstance(document, dict):
+        # Every document is an object; jsonschema would repr a (possibly huge) value whole.
+        message = f"{reprlib.repr(document)} is not of type 'object'"
+        raise ContractError("schema_violation", f"{source}: {_pointer(())} type {message}")
+    errors = schema_errors(checked, document, limit=LOAD_ERROR_LIMIT)
     if errors:
         raise ContractError("schema_violation", f"{source}: {errors[0]}")
     try:

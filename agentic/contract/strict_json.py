@@ -82,13 +82,41 @@ def _build(value: Any, pointer: str, depth: int, surrogates: bool = True) -> Any
             result[key] = _build(item, child, depth + 1, surrogates)
         return result
     if isinstance(value, list):
-        items = []
+        # In place: a copy would double the memory of a long array.
         for index, item in enumerate(value):
-            items.append(_build(item, f"{pointer}/{index}", depth + 1, surrogates))
-        return items
+            if isinstance(item, list) or (surrogates and isinstance(item, str)):
+                value[index] = _build(item, f"{pointer}/{index}", depth + 1, surrogates)
+        return value
     if surrogates and isinstance(value, str) and _has_lone_surrogate(value):
         raise ContractError("malformed_json", f"lone surrogate in string at {pointer or '/'}")
     return value
+
+
+# Parsing builds a Python object per value: a container costs about 128 bytes, a string about
+# 64, an array slot 8. Real documents (reports, receipts) estimate near 2x their size; a large
+# text estimated above this ratio (e.g. millions of ``{}``) is refused before the parse, so
+# reading any in-cap input stays within about 10x its size (docs/architecture.md, "Inputs").
+MAX_PARSE_COST_RATIO = 6
+_COST_CHECK_MIN_CHARS = 1 << 20
+
+
+def parse_cost_ratio(text: str) -> float:
+    """The estimated memory of parsing ``text``, as a multiple of its length."""
+    containers = text.count("{") + text.count("[")
+    estimate = 128 * containers + 64 * (text.count('"') // 2) + 8 * text.count(",")
+    return estimate / max(len(text), 1)
+
+
+def _check_parse_cost(text: str, source: str) -> None:
+    if len(text) < _COST_CHECK_MIN_CHARS:
+        return
+    ratio = parse_cost_ratio(text)
+    if ratio > MAX_PARSE_COST_RATIO:
+        raise ContractError(
+            "input_too_large",
+            f"{source}: its values are so small and many that parsing would take about "
+            f"{ratio:.0f}x its size (the limit is {MAX_PARSE_COST_RATIO}x)",
+        )
 
 
 def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
@@ -104,6 +132,7 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
         text = data
     if not text.strip():
         raise ContractError("malformed_json", f"{source}: empty input")
+    _check_parse_cost(text, source)
     try:
         raw = json.loads(
             text,

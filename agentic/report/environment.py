@@ -7,6 +7,7 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 
 from agentic import __version__
 from agentic.contract.report import Environment, GitInfo, Trial
@@ -52,7 +53,11 @@ def git_info() -> GitInfo:
 
 
 def collect_environment(
-    *, fixture_version: str, agent_id: str, trials: tuple[Trial, ...]
+    *,
+    fixture_version: str,
+    agent_id: str,
+    trials: tuple[Trial, ...],
+    isolation: Literal["bubblewrap", "none"] | None = None,
 ) -> Environment:
     return Environment(
         packageVersion=__version__,
@@ -64,4 +69,5 @@ def collect_environment(
         fixtureVersion=fixture_version,
         agentId=agent_id,
         trials=trials,
+        isolation=isolation,
     )

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequenc
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
@@ -36,6 +36,7 @@ REPLAY_ADAPTER_ID = "capsule"
 OPTIONAL_FOLDER = "optional"
 
 Origin = Literal["builtin", "config", "plugin"]
+_Entry = TypeVar("_Entry")
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,14 @@ def _names(items: Iterable[str]) -> str:
     return ", ".join(sorted(items)) or "(none)"
 
 
+def _lookup(table: Mapping[str, _Entry], name: str, what: str, *, code: str) -> _Entry:
+    """``table[name]``, or ContractError(code) naming every entry the table holds."""
+    entry = table.get(name)
+    if entry is None:
+        raise ContractError(code, f"unknown {what} {name!r}; known: {_names(table)}")
+    return entry
+
+
 @dataclass(frozen=True)
 class Catalog:
     adapters: Mapping[str, AdapterEntry] = field(default_factory=dict)
@@ -179,29 +188,13 @@ class Catalog:
     # -- lookup -------------------------------------------------------------------------------
 
     def adapter(self, adapter_id: str) -> AdapterEntry:
-        entry = self.adapters.get(adapter_id)
-        if entry is None:
-            raise ContractError(
-                "invalid_adapter_schedule",
-                f"unknown adapter {adapter_id!r}; known: {_names(self.adapters)}",
-            )
-        return entry
+        return _lookup(self.adapters, adapter_id, "adapter", code="invalid_adapter_schedule")
 
     def agent(self, kind: str) -> AgentEntry:
-        entry = self.agents.get(kind)
-        if entry is None:
-            raise ContractError(
-                "invalid_cli_option", f"unknown agent {kind!r}; known: {_names(self.agents)}"
-            )
-        return entry
+        return _lookup(self.agents, kind, "agent", code="invalid_cli_option")
 
     def lane(self, name: str) -> LaneEntry:
-        entry = self.lanes.get(name)
-        if entry is None:
-            raise ContractError(
-                "invalid_cli_option", f"unknown lane {name!r}; known: {_names(self.lanes)}"
-            )
-        return entry
+        return _lookup(self.lanes, name, "lane", code="invalid_cli_option")
 
     @property
     def adapter_ids(self) -> tuple[str, ...]:

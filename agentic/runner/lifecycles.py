@@ -16,8 +16,14 @@ from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetI
 from agentic.adapters.errors import AdapterError
 from agentic.agents.base import Agent, AgentSession
 from agentic.contract.canonical import ZERO_HASH, fingerprint
-from agentic.contract.receipt import Fingerprints, Lifecycle, Timing, TrajectoryReceipt
-from agentic.contract.report import PairIdentity, Trial
+from agentic.contract.receipt import (
+    Fingerprints,
+    Lifecycle,
+    PairIdentity,
+    Timing,
+    TrajectoryReceipt,
+)
+from agentic.contract.report import Trial
 from agentic.contract.task import AgentTask
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.receipts import (

@@ -13,12 +13,14 @@ from agentic.contract.receipt import (
     Failure,
     Fingerprints,
     Observations,
+    PairIdentity,
     ProcessObservation,
     Timing,
     Timings,
     TrajectoryReceipt,
 )
-from agentic.contract.report import PairIdentity, pair_identity
+from agentic.contract.report import pair_identity
+from agentic.runner.redaction import redact
 from agentic.runner.trial import TrialFailure, TrialOutcome
 
 
@@ -130,9 +132,11 @@ def harness_failure_receipt(
     preparation: Timing,
 ) -> TrajectoryReceipt:
     """A pair that never ran (or whose cohort was corrupted): attempted, explicitly excluded."""
+    # The message is often an exception's repr holding a product's stderr: redacted like a
+    # trial's failure message before it reaches observations.
     outcome = TrialOutcome()
-    outcome.failure = TrialFailure("harness_error", code, message)
-    outcome.diagnostics.append(f"{code}: {message}")
+    outcome.failure = TrialFailure("harness_error", code, redact(message))
+    outcome.diagnostics.append(f"{code}: {redact(message)}")
     skipped = Timing.unavailable(f"pair not run: {code}")
     return build_receipt(
         pair,

@@ -17,10 +17,9 @@ from agentic import __version__
 from agentic.adapters.base import Adapter, PreparedIndex
 from agentic.agents.base import Agent
 from agentic.contract.canonical import ZERO_HASH, canonical_text, fingerprint, sha256_hex
-from agentic.contract.receipt import CanonicalReceipt, Timing, TrajectoryReceipt
+from agentic.contract.receipt import CanonicalReceipt, PairIdentity, Timing, TrajectoryReceipt
 from agentic.contract.report import (
     CapsuleReplay,
-    PairIdentity,
     Preparation,
     PreparationObservations,
     ReplayPayload,
@@ -32,6 +31,7 @@ from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.index_cache import prepare_cached
 from agentic.runner.lifecycles import CohortContext, run_cold, run_warm
 from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints
+from agentic.runner.redaction import redact_secrets
 from agentic.runner.schedule import Schedule
 
 RUNNER_ID = "agentic-runner-v1"
@@ -161,7 +161,9 @@ def _run_adapter(
         if prepared.corpus_fingerprint != snapshot.fingerprint:
             raise ValueError("corpus_fingerprint_mismatch: index bound to another corpus")
     except Exception as exc:
-        message = f"{type(exc).__name__}: {exc}"
+        # Often a product's stderr: no credentials or names in the report, but the paths stay
+        # (this reason is also the lane's one line on stderr, for the person fixing the setup).
+        message = redact_secrets(f"{type(exc).__name__}: {exc}")
         return _AdapterRun(
             _preparation_record(adapter_id, snapshot.fingerprint, None, message),
             _failed_preparation(config, adapter, tasks, message),

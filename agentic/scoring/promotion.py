@@ -370,14 +370,6 @@ def _pairing_failed(message: str) -> Promotion:
         passed=False,
         pairCount=0,
         failures=(f"cohort_pairing_failed:{message}",),
-        metrics=PromotionMetrics(
-            baselineSuccessRate=None,
-            candidateSuccessRate=None,
-            agentCallReduction=None,
-            contextByteReduction=None,
-            claimLinkageRate=None,
-            baselineUnsupportedClaims=None,
-            candidateUnsupportedClaims=None,
-            unsupportedClaimReduction=None,
-        ),
+        # No pair was valid: the metrics of an empty cohort, every one of them undefined (None).
+        metrics=_metrics(_Totals(), fully_valid=False),
     )

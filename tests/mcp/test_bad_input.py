@@ -32,7 +32,9 @@ from tests.support.mcp import (
 from tests.support.processes import group_gone, process_alive
 from tests.support.scripted import OneCallThenAbstain
 
-pytestmark = pytest.mark.real_process
+# These tests read the pids a server writes to files: they check the cleanup of the harness
+# itself, without the sandbox (tests/mcp/test_sandbox.py covers it under bubblewrap).
+pytestmark = [pytest.mark.real_process, pytest.mark.usefixtures("unsandboxed")]
 
 SessionFactory = Callable[..., Any]
 

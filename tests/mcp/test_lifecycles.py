@@ -74,8 +74,11 @@ def test_only_the_first_reset_reports_the_process_startup(
 
 
 @pytest.fixture
-def logged_session(tiny_fixture: Fixture, tmp_path: Path) -> Iterator[tuple[McpSession, Path]]:
-    """A session on the fake server that logs every product tool call it receives."""
+def logged_session(
+    tiny_fixture: Fixture, tmp_path: Path, unsandboxed: None
+) -> Iterator[tuple[McpSession, Path]]:
+    """A session on the fake server that logs every product tool call it receives (to a file
+    outside its run root, so without the sandbox)."""
     log = tmp_path / "calls.log"
     profile = fake_profile(
         tmp_path / "fake", "ok", responses=canned_responses(), extra=("--log", str(log))

@@ -102,6 +102,7 @@ def fake_profile(
         verify_native=None,
         command=lambda root: command,
         environment=lambda root, run_root: isolated_environment(run_root),
+        sandbox_paths=lambda root: (FAKE_SERVER.parent, work),
         max_message_bytes=max_message_bytes,
         close_grace_s=0.2,
     )

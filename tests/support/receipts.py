@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentic.contract.report import PairIdentity
+from agentic.contract.receipt import PairIdentity
 
 
 def identity(

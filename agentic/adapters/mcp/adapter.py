@@ -248,18 +248,21 @@ class McpAdapter:
     def _connect(self, root: Path, run_root: Path, timeout_s: float) -> Connection:
         profile = self._profile
         argv, env = profile.command(root), profile.environment(root, run_root)
+        view = profile.view(root, run_root)
         limits = ConnectionLimits(
             max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
         )
         if profile.http is None:
-            return McpConnection.open(ChildSpec(argv, env, run_root), limits, timeout_s=timeout_s)
+            spec = ChildSpec(argv, env, run_root, view)
+            return McpConnection.open(spec, limits, timeout_s=timeout_s)
         from agentic.adapters.mcp.http_client import HttpConnection, free_port
 
         port = free_port() if profile.http.needs_port else None
         if port is not None:
             argv = tuple(part.replace("{port}", str(port)) for part in argv)
-        spec = ChildSpec(argv, env, run_root) if profile.http.starts_server else None
-        return HttpConnection.open(profile.http.resolve(port), spec, limits, timeout_s=timeout_s)
+        server = ChildSpec(argv, env, run_root, view) if profile.http.starts_server else None
+        url = profile.http.resolve(port)
+        return HttpConnection.open(url, server, limits, timeout_s=timeout_s)
 
     @staticmethod
     def _list_product_tools(

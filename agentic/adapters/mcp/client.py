@@ -282,7 +282,7 @@ class McpConnection(LoopConnection["_Live"]):
             await self._serve(process)
         finally:
             with anyio.CancelScope(shield=True):
-                await stop(process, self._limits.close_grace_s)
+                await stop(process, self._spec, self._limits.close_grace_s)
 
     async def _serve(self, process: Process) -> None:
         assert process.stdin and process.stdout and process.stderr

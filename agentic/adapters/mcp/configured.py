@@ -63,6 +63,7 @@ from agentic.adapters.mcp.results import (
     as_list,
     as_object,
     as_str,
+    check_claimed_lines,
     invalid,
     matching_evidence,
     mismatch_note,
@@ -70,6 +71,7 @@ from agentic.adapters.mcp.results import (
     span_rule_lines,
 )
 from agentic.adapters.reads import TaskScope, nonblank_evidence, read_content
+from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
@@ -165,8 +167,10 @@ def _prepare(
             argv = tuple(_fill(part, root, config_dir) for part in config.prepare)
             home = root / "prepare-run"
             env = _environment(config, config_dir)(root, home)
+            view = View(read_only=(root / CORPUS_DIR, config_dir), writable=(prepared, home))
+            label = f"{config.id} prepare"
             try:
-                finished = run_bounded(argv, env, prepared, timeout_s, label=f"{config.id} prepare")
+                finished = run_bounded(argv, env, prepared, timeout_s, label=label, view=view)
             finally:
                 shutil.rmtree(home, ignore_errors=True)
             if finished.returncode != 0:
@@ -332,8 +336,7 @@ def _hit_items(call: ParseInput) -> list[Item]:
         file = scoped_file(call.scope, uri, _allowed(call))
         start = as_int(hit.get("startLine"), f"{what}.startLine", 1)
         end = as_int(hit.get("endLine"), f"{what}.endLine", start - 1)
-        if end > len(file.lines):
-            raise invalid(f"{what} claims line {end} of {uri}, which has {len(file.lines)}")
+        check_claimed_lines(file, start, end, what)
         claimed: dict[str, Any] = {"uri": uri, "startLine": start, "endLine": end}
         if "text" in hit:
             text = as_str(hit["text"], f"{what}.text")
@@ -505,6 +508,7 @@ def configured_profile(
         verify_native=lambda root: _index_fingerprint(corpus_fingerprint, root),
         command=server_command,
         environment=_environment(config, config_dir),
+        sandbox_paths=lambda root: (config_dir,),
         bindings=tuple(
             ToolBinding(
                 tool,

@@ -54,12 +54,15 @@ from agentic.adapters.mcp.results import (
     as_object,
     as_str,
     as_unit_score,
+    check_claimed_lines,
     invalid,
     optional_str,
     product_error_code,
+    product_line_count,
     scoped_file,
 )
 from agentic.adapters.reads import TaskScope, line_evidence
+from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
@@ -161,9 +164,11 @@ def _gno_argv(root: Path, *command: str) -> tuple[str, ...]:
     )
 
 
-def _run_bounded(argv: tuple[str, ...], env: dict[str, str], cwd: Path, timeout_s: float) -> None:
-    """Run one preparation step in its own process group; kill the group on timeout."""
-    finished = run_bounded(argv, env, cwd, timeout_s, label=argv[-1])
+def _run_bounded(argv: tuple[str, ...], env: dict[str, str], root: Path, timeout_s: float) -> None:
+    """Run one preparation step (in ``root/prepare``, which it may write, with the rest of the
+    prepared root) in its own process group; kill the group on timeout."""
+    view = View(writable=(root,))
+    finished = run_bounded(argv, env, root / "prepare", timeout_s, label=argv[-1], view=view)
     if finished.returncode != 0:
         raise AdapterError(
             f"gno_{argv[-1]}_failed",
@@ -183,7 +188,7 @@ def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> Na
     work.mkdir(exist_ok=True)
     env = _product_env(root, work)
     for step in ("update", "embed"):
-        _run_bounded(_gno_argv(root, "--json", step), env, work, timeout_s)
+        _run_bounded(_gno_argv(root, "--json", step), env, root, timeout_s)
     return NativeBuild(
         index_fingerprint=index_fingerprint(snapshot, TOKENIZER),
         details={"documents": len(snapshot.files), "tokenizer": TOKENIZER},
@@ -247,11 +252,6 @@ def _normalized_text(file: CorpusFile) -> str:
     return file.text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _product_line_count(file: CorpusFile) -> int:
-    """GNO's line count: LF-split of the normalized text, a trailing newline counting a line."""
-    return len(_normalized_text(file).split("\n"))
-
-
 def exact_span_evidence(file: CorpusFile, start: int, end: int, text: str) -> list[ToolEvidence]:
     """Line-atomic evidence when ``text`` is exactly lines start..end (one trailing LF allowed)."""
     span = extract_span(file.lines, start, end)
@@ -299,8 +299,7 @@ def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         span = as_object(hit.get("snippetRange"), f"{what}.snippetRange")
         start = as_int(span.get("startLine"), f"{what}.snippetRange.startLine", 1)
         end = as_int(span.get("endLine"), f"{what}.snippetRange.endLine", start)
-        if end > _product_line_count(file):
-            raise invalid(f"{what} snippet range exceeds the source")
+        check_claimed_lines(file, start, end, f"{what} snippet range", counts_final_newline=True)
         snippet = as_str(hit.get("snippet"), f"{what}.snippet")
         lines = exact_span_evidence(file, start, end, snippet)
         matching = [e for e in lines if phrase and phrase in e.text.lower()]
@@ -341,15 +340,14 @@ def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
     content = as_str(structured.get("content"), "content")
     total = as_int(structured.get("totalLines"), "totalLines")
     _check_source(structured.get("source"), file, "get", with_hash=True)
-    if total != _product_line_count(file):
+    if total != product_line_count(file):
         raise invalid("gno_get totalLines differs from the source")
     returned: dict[str, int] | None = None
     if structured.get("returnedLines") is not None:
         lines = as_object(structured["returnedLines"], "returnedLines")
         start = as_int(lines.get("start"), "returnedLines.start", 1)
         end = as_int(lines.get("end"), "returnedLines.end", start)
-        if end > total:
-            raise invalid("gno_get returned range exceeds the source")
+        check_claimed_lines(file, start, end, "gno_get returned range", counts_final_newline=True)
         returned = {"start": start, "end": end}
         evidence = exact_span_evidence(file, start, end, content)
     elif content == _normalized_text(file):
@@ -389,7 +387,7 @@ def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         total = as_int(document.get("totalLines"), f"{what}.totalLines")
         truncated = as_bool(document.get("truncated"), f"{what}.truncated")
         _check_source(document.get("source"), file, what, with_hash=False)
-        if total != _product_line_count(file):
+        if total != product_line_count(file):
             raise invalid(f"{what} totalLines differs from the source")
         exact = content == _normalized_text(file)
         found = exact_span_evidence(file, 1, len(file.lines), content) if exact else []

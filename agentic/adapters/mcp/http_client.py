@@ -207,9 +207,9 @@ class HttpConnection(LoopConnection[_Live]):
                 await self._serve(process)
             finally:
                 pumps.cancel_scope.cancel()
-                if process is not None:
+                if process is not None and self._spec is not None:
                     with anyio.CancelScope(shield=True):
-                        await terminate(process, self._limits.close_grace_s)
+                        await terminate(process, self._spec, self._limits.close_grace_s)
 
     async def _start_server(self, pumps: anyio.abc.TaskGroup) -> Process:
         assert self._spec is not None

@@ -9,18 +9,21 @@ into protocol lines with a byte cap, so a runaway or hostile server cannot exhau
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 from agentic.adapters.errors import AdapterError
+from agentic.adapters.sandbox import SandboxError, View, isolation, wrap
+from agentic.processes import SESSION_ENV, kill_tree, reap_adopted
 
 # Environment variables a server may inherit: enough to find executables and decode text;
 # nothing that points at the user's own configuration, caches or credentials.
@@ -37,13 +40,32 @@ STDERR_TAIL_CHARS = 400
 _EXIT_POLL_S = 0.01
 
 
+def _marker() -> str:
+    return secrets.token_hex(8)
+
+
 @dataclass(frozen=True)
 class ChildSpec:
-    """Everything needed to start one server process; ``env`` is complete, not merged."""
+    """Everything needed to start one server process; ``env`` is complete, not merged.
+
+    ``view`` is what the child may see under the sandbox (None: a child the kit trusts, never
+    sandboxed); ``marker`` tags the child's environment so its orphans can be found."""
 
     argv: tuple[str, ...]
     env: Mapping[str, str]
     cwd: Path
+    view: View | None = None
+    marker: str = field(default_factory=_marker)
+
+    def command(self) -> tuple[str, ...]:
+        """The argv to execute: wrapped in the sandbox when there is a view and one is used."""
+        try:
+            return wrap(self.argv, self.cwd, self.view, isolation())
+        except SandboxError as exc:
+            raise OSError(str(exc)) from None
+
+    def environment(self) -> dict[str, str]:
+        return {**self.env, SESSION_ENV: self.marker}
 
 
 def isolated_environment(root: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -126,8 +148,8 @@ class LineReader:
 async def spawn(spec: ChildSpec) -> Process:
     """Start the child in its own session with all three pipes."""
     return await anyio.open_process(
-        list(spec.argv),
-        env=dict(spec.env),
+        list(spec.command()),
+        env=spec.environment(),
         cwd=str(spec.cwd),
         start_new_session=True,
     )
@@ -140,9 +162,15 @@ async def drain_stderr(stream: ByteReceiveStream, tail: StderrTail) -> None:
 
 
 def kill_group(pid: int) -> None:
-    """SIGKILL the child's whole process group; a group already gone is fine."""
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    """SIGKILL the child's whole process group and every descendant that left it (a helper that
+    called ``setsid()``); a group already gone is fine."""
+    kill_tree(pid)
+
+
+def reap_orphans(spec: ChildSpec, pid: int) -> None:
+    """End what the child left behind after it was reaped: descendants that detached and were
+    re-parented to this (subreaper) process. They carry the child's marker."""
+    reap_adopted(spec.marker, spared=frozenset({pid}))
 
 
 async def wait_exit(process: Process, timeout_s: float) -> bool:
@@ -153,7 +181,7 @@ async def wait_exit(process: Process, timeout_s: float) -> bool:
     return process.returncode is not None
 
 
-async def stop(process: Process, grace_s: float) -> None:
+async def stop(process: Process, spec: ChildSpec, grace_s: float) -> None:
     """Close stdin, give the child ``grace_s`` to exit, then kill the group and reap the child.
 
     The group is killed even after a clean exit: a descendant may still hold it.
@@ -162,19 +190,27 @@ async def stop(process: Process, grace_s: float) -> None:
         with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
     await wait_exit(process, grace_s)
-    kill_group(process.pid)
-    await wait_exit(process, 2.0)
+    await _finish(process, spec)
 
 
-async def terminate(process: Process, grace_s: float) -> None:
+async def terminate(process: Process, spec: ChildSpec, grace_s: float) -> None:
     """SIGTERM the child's group, give it ``grace_s`` to exit, then kill the group and reap.
 
     For servers that do not stop when stdin closes (an HTTP server)."""
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGTERM)
     await wait_exit(process, grace_s)
+    await _finish(process, spec)
+
+
+async def _finish(process: Process, spec: ChildSpec) -> None:
     kill_group(process.pid)
     await wait_exit(process, 2.0)
+    reap_orphans(spec, process.pid)
+    # Close the pipes on this loop: a sandboxed server's pipes may outlive the reaped bwrap
+    # process for a moment, and a transport left open is closed by the GC after the loop ended.
+    with anyio.move_on_after(2.0), suppress(OSError, anyio.BrokenResourceError):
+        await process.aclose()
 
 
 @dataclass(frozen=True)
@@ -202,15 +238,21 @@ class ChildTimeoutError(Exception):
 
 
 def run_to_completion(
-    argv: Sequence[str], env: Mapping[str, str], cwd: Path, timeout_s: float
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    cwd: Path,
+    timeout_s: float,
+    view: View | None = None,
 ) -> Finished:
     """Run one command in its own process group and capture its output; kill the whole group on
-    timeout and after exit, so no helper it spawned outlives it. Raises ChildStartError or
-    ChildTimeoutError; callers word them in their own error type."""
+    timeout and after exit, so no helper it spawned outlives it. ``view``: run it sandboxed (a
+    backend's own step). Raises ChildStartError or ChildTimeoutError; callers word them in their
+    own error type."""
+    spec = ChildSpec(tuple(argv), env, cwd, view)
     try:
         child = subprocess.Popen(
-            list(argv),
-            env=dict(env),
+            list(spec.command()),
+            env=spec.environment(),
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -228,6 +270,7 @@ def run_to_completion(
             raise ChildTimeoutError(f"{timeout_s:g} s") from None
         finally:
             kill_group(child.pid)
+    reap_orphans(spec, child.pid)
     return Finished(
         child.returncode,
         out.decode("utf-8", errors="replace"),
@@ -236,12 +279,18 @@ def run_to_completion(
 
 
 def run_bounded(
-    argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, timeout_s: float, *, label: str
+    argv: tuple[str, ...],
+    env: Mapping[str, str],
+    cwd: Path,
+    timeout_s: float,
+    *,
+    label: str,
+    view: View | None = None,
 ) -> Finished:
     """A preparation step, bounded (see ``run_to_completion``): failing to start is
     ``adapter_preparation_failed``, running out of time ``adapter_preparation_timeout``."""
     try:
-        return run_to_completion(argv, env, cwd, timeout_s)
+        return run_to_completion(argv, env, cwd, timeout_s, view)
     except ChildStartError as exc:
         raise AdapterError(
             "adapter_preparation_failed", "harness_error", f"cannot run {argv[0]}: {exc}"

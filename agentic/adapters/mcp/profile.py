@@ -25,11 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from agentic.adapters.base import CallOutcome
+from agentic.adapters.sandbox import View
 from agentic.contract.receipt import Capabilities
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def no_extra_paths(root: Path) -> tuple[Path, ...]:
+    return ()
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,17 @@ class McpProfile:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     close_grace_s: float = 1.0
     http: HttpEndpoint | None = None  # None: stdio
+    # What the server needs to see under the sandbox besides the system runtime, its
+    # executable's prefix, its prepared root (read-only) and its run root (writable).
+    sandbox_paths: Callable[[Path], tuple[Path, ...]] = no_extra_paths
+
+    def view(self, root: Path, run_root: Path) -> View:
+        """What one server process of this profile may see (see ``sandbox.py``)."""
+        return View(
+            read_only=(root, *self.sandbox_paths(root)),
+            writable=(run_root,),
+            network=self.http is not None,
+        )
 
     @property
     def config(self) -> dict[str, Any]:

@@ -55,6 +55,7 @@ from agentic.adapters.mcp.results import (
     as_object,
     as_str,
     as_unit_score,
+    check_claimed_lines,
     invalid,
     matching_evidence,
     mismatch_note,
@@ -108,6 +109,13 @@ def server_environment(index_dir: Path, run_root: Path) -> dict[str, str]:
     """An isolated environment that still imports this very ``agentic`` package."""
     package_parent = Path(agentic.__file__).resolve().parent.parent
     return isolated_environment(run_root, {"PYTHONPATH": str(package_parent)})
+
+
+def package_paths(index_dir: Path) -> tuple[Path, ...]:
+    """Under the sandbox the server sees the ``agentic`` package itself, not the checkout (or
+    site-packages folder) around it: PYTHONPATH names the parent, whose other entries (the
+    fixtures and their oracles) stay out of sight."""
+    return (Path(agentic.__file__).resolve().parent,)
 
 
 def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
@@ -190,6 +198,7 @@ def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         score = as_unit_score(hit.get("score"), f"{what}.score")
         start = as_int(hit.get("startLine"), f"{what}.startLine", 1)
         end = as_int(hit.get("endLine"), f"{what}.endLine", start)
+        check_claimed_lines(file, start, end, what)
         lines = served_lines(as_str(hit.get("text"), f"{what}.text"), start, end, what)
         if min_score is not None and score < float(min_score):
             continue
@@ -213,6 +222,7 @@ def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
     if start != call.arguments.get("fromLine", 1):
         raise invalid("the product served another range than requested")
     end = as_int(structured.get("endLine"), "endLine", start - 1)
+    check_claimed_lines(file, start, end, "get result")
     text = as_str(structured.get("text"), "text")
     lines = served_lines(text, start, end, "get result")
     evidence, mismatched = matching_evidence(file, start, lines, READ_HASH_REASON)
@@ -241,6 +251,7 @@ def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         if as_int(document.get("startLine"), f"{what}.startLine", 1) != 1:
             raise invalid("multi_get documents must start at line 1")
         end = as_int(document.get("endLine"), f"{what}.endLine", 1)
+        check_claimed_lines(file, 1, end, what)
         cut = as_bool(document.get("truncated"), f"{what}.truncated")
         if cut and position != len(documents) - 1:
             raise invalid("only the last multi_get document may be cut")
@@ -302,6 +313,7 @@ PROFILE = McpProfile(
     verify_native=verify_native,
     command=server_command,
     environment=server_environment,
+    sandbox_paths=package_paths,
     bindings=(
         ToolBinding("search", "kb_search", ("query", "collections", "limit"), map_search),
         ToolBinding("get", "kb_get", ("uri", "fromLine", "lineCount", "lineNumbers"), map_get),
@@ -331,6 +343,7 @@ def cold_start_seconds(
             argv=server_command(index_dir),
             env=server_environment(index_dir, run_root),
             cwd=run_root,
+            view=PROFILE.view(index_dir, run_root),
         )
         limits = ConnectionLimits(max_message_bytes=PROFILE.max_message_bytes)
         arguments: dict[str, Any] = {"query": query, "limit": 1}

@@ -101,6 +101,27 @@ def scoped_file(scope: CallScope, uri: str, collections: Sequence[str] | None = 
     return file
 
 
+def product_line_count(file: CorpusFile) -> int:
+    """The line count of products that split on LF and count the empty line after a final
+    newline as a line (GNO's totalLines, qmd's snippet headers): one more than the contract's
+    when the document ends with a newline."""
+    return len(file.text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
+def check_claimed_lines(
+    file: CorpusFile, start: int, end: int, what: str, *, counts_final_newline: bool = False
+) -> None:
+    """A result's claimed lines ``start..end`` must lie inside the document; an empty range
+    (``end == start - 1``, a read past the end) claims none. A product that counts the line after
+    a final newline (``counts_final_newline``) may claim that one too, and nothing beyond it.
+
+    Every parser checks its claims here, so a hit or read past the end is ``invalid_tool_result``
+    under every profile, never a delivered result."""
+    last = product_line_count(file) if counts_final_newline else len(file.lines)
+    if end >= start and end > last:
+        raise invalid(f"{what} claims lines {start}-{end} of {file.uri}, which has {last}")
+
+
 def served_lines(text: str, start: int, end: int, what: str) -> tuple[str, ...]:
     """The lines of a served inclusive range; their count must match the range."""
     if end < start - 1:

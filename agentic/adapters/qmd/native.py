@@ -44,6 +44,7 @@ from typing import Any
 from agentic.adapters.mcp.process import isolated_environment
 from agentic.adapters.qmd.install import QmdInstall
 from agentic.adapters.qmd.proc import run_bounded
+from agentic.adapters.sandbox import View
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -127,6 +128,23 @@ class RunSettings:
     def argv(self, *args: str) -> tuple[str, ...]:
         return (self.node, self.entry, *args)
 
+    def sandbox_paths(self) -> tuple[Path, ...]:
+        """What a qmd process reads besides node's prefix: its whole install (the entry's
+        ``node_modules`` and the folder holding it) and the model files' folders."""
+        entry = Path(self.entry)
+        install = next((p.parent for p in entry.parents if p.name == "node_modules"), entry.parent)
+        models = tuple(Path(path).parent for path in (self.models or {}).values())
+        return (install, *models)
+
+
+def sandbox_paths(root: Path) -> tuple[Path, ...]:
+    return RunSettings.load(root).sandbox_paths()
+
+
+def run_view(root: Path, run_root: Path) -> View:
+    """What one ``qmd mcp`` process may see: the prepared root read-only, its run root."""
+    return View(read_only=(root, *sandbox_paths(root)), writable=(run_root,))
+
 
 def collection_name(collection: str) -> str:
     return "zq" + hashlib.sha256(collection.encode("utf-8")).hexdigest()[:10]
@@ -189,8 +207,14 @@ def qmd_environment(
 def run_qmd(settings: RunSettings, root: Path, args: tuple[str, ...], timeout_s: float) -> None:
     """One qmd CLI command against the prepared index, bounded; a failure is preparation's."""
     env = qmd_environment(settings, root, root / INDEX_FILE, root / CONFIG_DIR)
+    view = View(read_only=settings.sandbox_paths(), writable=(root,))
     done = run_bounded(
-        settings.argv(*args), env=env, cwd=root, timeout_s=timeout_s, code="qmd_update_failed"
+        settings.argv(*args),
+        env=env,
+        cwd=root,
+        timeout_s=timeout_s,
+        code="qmd_update_failed",
+        view=view,
     )
     if done.returncode != 0:
         raise ContractError("qmd_update_failed", f"qmd {' '.join(args)} failed: {done.tail()}")

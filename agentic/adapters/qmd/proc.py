@@ -16,6 +16,7 @@ from agentic.adapters.mcp.process import (
     Finished,
     run_to_completion,
 )
+from agentic.adapters.sandbox import View
 from agentic.contract.errors import ContractError
 
 __all__ = ["Finished", "run_bounded"]
@@ -28,11 +29,12 @@ def run_bounded(
     cwd: Path,
     timeout_s: float,
     code: str,
+    view: View | None = None,
 ) -> Finished:
     """Run to completion within ``timeout_s``; ``code`` names the ContractError on failure to
     start or on timeout (the process group is killed first)."""
     try:
-        return run_to_completion(argv, env, cwd, timeout_s)
+        return run_to_completion(argv, env, cwd, timeout_s, view)
     except ChildStartError as exc:
         raise ContractError(code, f"cannot start {argv[0]}: {exc}") from None
     except ChildTimeoutError:

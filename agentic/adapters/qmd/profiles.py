@@ -216,6 +216,7 @@ class QmdMode:
             verify_native=native.verify_index,
             command=command,
             environment=native.run_environment,
+            sandbox_paths=native.sandbox_paths,
             bindings=(
                 ToolBinding(
                     "search",
@@ -297,7 +298,8 @@ def server_identity(root: Path, timeout_s: float) -> ServerIdentity:
     runs.mkdir(parents=True, exist_ok=True)
     run_root = Path(tempfile.mkdtemp(prefix="preflight-", dir=runs))
     try:
-        spec = ChildSpec(command(root), native.run_environment(root, run_root), run_root)
+        env = native.run_environment(root, run_root)
+        spec = ChildSpec(command(root), env, run_root, native.run_view(root, run_root))
         limits = ConnectionLimits(max_message_bytes=4 * 1024 * 1024)
         connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
         try:

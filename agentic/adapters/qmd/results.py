@@ -18,6 +18,10 @@ get / multi_get
     non-blank line bytes, applied here (qmd's own ``maxBytes`` skips whole files instead, so it is
     set above any document). A document qmd reports missing is ``document_not_found``.
 
+A result claiming lines past the document's end is ``invalid_tool_result``. qmd, like GNO, counts
+the empty line after a final newline (its snippet headers may end there), so that one line is
+allowed and nothing beyond it.
+
 No result carries backend hashes (qmd returns none) and no backend-invocation count is invented:
 qmd does not report its internal work, so the lanes declare ``backendInvocationAccounting:
 false`` and count 0 per call.
@@ -40,6 +44,7 @@ from agentic.adapters.mcp.results import (
     as_object,
     as_str,
     as_unit_score,
+    check_claimed_lines,
     invalid,
     matching_evidence,
     mismatch_note,
@@ -133,6 +138,8 @@ def search_outcome(
         result = as_object(item, what)
         file = file_of(scope, as_str(result.get("file"), f"{what}.file"), collections)
         snippet = parse_snippet(as_str(result.get("snippet"), f"{what}.snippet"), what)
+        end = snippet.start + snippet.count - 1
+        check_claimed_lines(file, snippet.start, end, what, counts_final_newline=True)
         found, mismatched = matching_evidence(file, snippet.start, snippet.lines, SEARCH_REASON)
         evidence.extend(found)
         notes.extend(mismatch_note(file.uri, mismatched))
@@ -142,7 +149,7 @@ def search_outcome(
                 "score": as_unit_score(result.get("score"), f"{what}.score"),
                 "line": as_int(result.get("line"), f"{what}.line", 1),
                 "startLine": snippet.start,
-                "endLine": snippet.start + snippet.count - 1,
+                "endLine": end,
             }
         )
     content = canonical_text({"mode": mode, "query": query, "results": hits})
@@ -174,6 +181,7 @@ def get_outcome(
     lines = span_rule_lines(resources[0].text)
     if count is not None and len(lines) > count:
         raise invalid(f"get asked for {count} lines and qmd served {len(lines)}")
+    check_claimed_lines(file, start, start + len(lines) - 1, "get", counts_final_newline=True)
     evidence, mismatched = matching_evidence(file, start, lines, READ_REASON)
     return _outcome("source", read_content(evidence), evidence, mismatch_note(uri, mismatched))
 
@@ -190,9 +198,11 @@ def multi_get_outcome(
         file = _resource_file(scope, resource)
         if file.uri != uri:
             raise invalid(f"multi_get asked for {uri} and qmd served {file.uri} in its place")
+        lines = span_rule_lines(resource.text)
+        check_claimed_lines(file, 1, len(lines), uri, counts_final_newline=True)
         served: list[str] = []
         cut = False
-        for line in span_rule_lines(resource.text):
+        for line in lines:
             size = 0 if is_blank(line) else len(line.encode("utf-8"))
             if max_bytes is not None and used + size > max_bytes:
                 cut = True

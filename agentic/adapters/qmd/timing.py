@@ -25,7 +25,8 @@ def cold_start_seconds(
     with tempfile.TemporaryDirectory(prefix="agentic-qmd-cold-") as run_dir:
         run_root = Path(run_dir)
         settings = native.RunSettings.load(root)
-        spec = ChildSpec(settings.argv("mcp"), native.run_environment(root, run_root), run_root)
+        env = native.run_environment(root, run_root)
+        spec = ChildSpec(settings.argv("mcp"), env, run_root, native.run_view(root, run_root))
         arguments = {
             "searches": [{"type": "lex", "query": query}],
             "collections": [native.collection_name(collection)],

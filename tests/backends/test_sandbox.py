@@ -1,0 +1,150 @@
+"""A backend under test cannot see the hidden oracles or the harness, and leaves nothing running.
+
+The hostile server (``tests/support/programs/hostile_stdio.py``) looks for oracle files through
+its parent's working directory and every visible process's, ``PYTHONPATH`` entries, relative
+paths and guessed absolute paths, and for a secret in the harness's environment; finding any,
+it exits before serving, so its adapter cannot be prepared. The lanes run from this checkout,
+whose ``fixtures/`` hold real oracles. Without the sandbox the same server does find them: that
+control proves the probe has teeth.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentic.adapters import sandbox
+from tests.support.backends import agentic, stdio_config, write_config
+from tests.support.processes import processes_mentioning
+from tests.support.tiny_fixture import TASK_A
+
+pytestmark = [
+    pytest.mark.real_process,
+    pytest.mark.skipif(not sandbox.bubblewrap_works(), reason="bubblewrap cannot run here"),
+]
+
+HOSTILE = Path(__file__).resolve().parent.parent / "support" / "programs" / "hostile_stdio.py"
+CHECKOUT_ORACLES = sorted(
+    (Path(__file__).resolve().parents[2] / "fixtures").glob("*/oracles/*.json")
+)
+
+
+def hostile_config(mode: str, marker: str, guesses: list[Path]) -> dict[str, object]:
+    return {
+        "id": "hostile",
+        "transport": "stdio",
+        "command": [sys.executable, str(HOSTILE), mode, marker],
+        "env": {"HOSTILE_GUESSES": ":".join(str(p) for p in guesses)},
+        "tools": {"search": {"name": "find", "arguments": {"query": "q", "collection": "scope"}}},
+        "results": {"shape": "hits"},
+    }
+
+
+def run_hostile(tmp_path: Path, fixture_dir: Path, mode: str, marker: str) -> tuple[int, str, Path]:
+    guesses = [*CHECKOUT_ORACLES, *sorted(fixture_dir.glob("oracles/*.json"))]
+    path = write_config(tmp_path / "config", hostile_config(mode, marker, guesses))
+    out = tmp_path / "out"
+    done = agentic(
+        "run", "--fixture", str(fixture_dir), "--backend", str(path), "--adapter", "hostile",
+        "--task", TASK_A, "--promote", "none", "--out", str(out), "--quiet",
+        temp=tmp_path / "tmp",
+    )  # fmt: skip
+    return done.returncode, done.stderr, out
+
+
+@pytest.fixture
+def harness_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARNESS_SECRET", secrets.token_hex(8))
+
+
+def test_the_checkout_holds_oracles_for_the_probe_to_find() -> None:
+    assert CHECKOUT_ORACLES
+
+
+@pytest.mark.usefixtures("harness_secret")
+def test_a_hostile_backend_under_bubblewrap_sees_no_oracle_and_no_harness_environment(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    code, stderr, out = run_hostile(tmp_path, tiny_fixture_dir, "probe", "probe")
+    assert code in (0, 1), stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["environment"]["isolation"] == "bubblewrap"
+
+
+@pytest.mark.usefixtures("harness_secret")
+def test_without_the_sandbox_the_same_backend_reads_the_oracles(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "none")
+    code, stderr, out = run_hostile(tmp_path, tiny_fixture_dir, "probe", "probe")
+    assert code == 2
+    assert "adapter_preparation_failed" in stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("isolation", ["bubblewrap", "none"])
+def test_a_grandchild_that_detached_with_setsid_is_gone_when_the_run_ends(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch, isolation: str
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", isolation)
+    marker = f"hostile-detached-{secrets.token_hex(6)}"
+    code, stderr, _ = run_hostile(tmp_path, tiny_fixture_dir, "detach", marker)
+    assert code in (0, 1), stderr
+    assert processes_mentioning(marker) == []
+
+
+def test_a_required_sandbox_that_cannot_run_is_one_line_and_exit_2(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # no bwrap on it
+    code, stderr, out = run_hostile(tmp_path, tiny_fixture_dir, "probe", "probe")
+    assert code == 2
+    assert stderr.startswith("agentic: sandbox_unavailable: ")
+    assert stderr.count("\n") == 1
+    assert not out.exists()
+
+
+def test_an_unknown_isolation_is_one_line_and_exit_2(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "chroot")
+    code, stderr, _ = run_hostile(tmp_path, tiny_fixture_dir, "probe", "probe")
+    assert code == 2
+    assert stderr == (
+        "agentic: sandbox_unavailable: AGENTIC_ISOLATION='chroot' is not one of "
+        "auto, bubblewrap, none\n"
+    )
+
+
+def test_a_lane_without_process_backends_records_no_isolation(
+    tmp_path: Path, tiny_fixture_dir: Path
+) -> None:
+    out = tmp_path / "out"
+    done = agentic(
+        "run", "--fixture", str(tiny_fixture_dir), "--adapter", "lexical", "--task", TASK_A,
+        "--promote", "none", "--out", str(out), "--quiet", temp=tmp_path / "tmp",
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert "isolation" not in report["environment"]
+
+
+def test_a_sandboxed_server_that_times_out_ends_the_lane_with_one_line_and_no_traceback(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    path = write_config(tmp_path / "config", stdio_config("slow"))
+    done = agentic(
+        "run", "--fixture", str(tiny_fixture_dir), "--backend", str(path),
+        "--adapter", "misbehaving", "--task", TASK_A, "--promote", "none",
+        "--timeout-ms", "3000", "--out", str(tmp_path / "out"), "--quiet", temp=tmp_path / "tmp",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr
