@@ -130,7 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentic: terminated (SIGTERM); temporary files removed", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
-        processes.reap_adopted()
+        # Run as the `agentic` command (argv None), every child left is an orphan a backend
+        # detached, however it hid; called in-process (tests), only marked ones are ours to end.
+        processes.reap_adopted(every_child=argv is None)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     return EXIT_ERROR

@@ -56,17 +56,20 @@ def kill_tree(pid: int) -> None:
 
 
 def reap_adopted(
-    marker: str | None = None, spared: frozenset[int] = frozenset()
+    marker: str | None = None, spared: frozenset[int] = frozenset(), *, every_child: bool = False
 ) -> tuple[int, ...]:
     """Kill and reap the orphans this process adopted as subreaper, with their descendants.
 
     With ``marker``, only the children whose environment carries ``SESSION_ENV=marker`` (one
     session's leftovers); without it, every child carrying any marker (for a command that has
-    finished all its work). ``spared``: children a ``Popen`` still owns and reaps itself."""
+    finished all its work); with ``every_child``, every child at all, marked or not (an orphan
+    may scrub its environment; only a process whose own work is over may ask for this).
+    ``spared``: children a ``Popen`` still owns and reaps itself."""
     me = os.getpid()
     adopted = [pid for pid, parent in _parents() if parent == me and pid not in spared]
-    wanted = f"{SESSION_ENV}={marker}" if marker is not None else f"{SESSION_ENV}="
-    adopted = [pid for pid in adopted if _carries(pid, wanted, exact=marker is not None)]
+    if not every_child:
+        wanted = f"{SESSION_ENV}={marker}" if marker is not None else f"{SESSION_ENV}="
+        adopted = [pid for pid in adopted if _carries(pid, wanted, exact=marker is not None)]
     for pid in adopted:
         kill_tree(pid)
         with suppress(ChildProcessError, OSError):

@@ -8,8 +8,9 @@
   entry, relative paths up the tree, and the absolute paths listed in ``$HOSTILE_GUESSES``. If
   it finds an oracle file or the variable ``HARNESS_SECRET``, it prints ``LEAK`` lines to stderr
   and exits 3, so the adapter cannot be prepared; otherwise it serves.
-- ``detach``: before serving, starts a grandchild that calls ``setsid()`` and sleeps; its command
-  line carries MARKER, so a test can look for it after the run. Then it serves.
+- ``detach``: before serving, starts two grandchildren that call ``setsid()`` and sleep, one with
+  an empty environment; their command lines carry MARKER, so a test can look for them after the
+  run. Then it serves.
 """
 
 from __future__ import annotations
@@ -71,14 +72,17 @@ def leaks() -> list[str]:
 
 
 def detach(marker: str) -> None:
+    """Two sleepers in sessions of their own: one keeps this server's environment, one starts
+    with an empty one (so nothing inherited marks it as this backend's)."""
     code = "import os, time; os.setsid(); time.sleep(300)"
-    subprocess.Popen(
-        [sys.executable, "-c", code, marker],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    for env in (None, {}):
+        subprocess.Popen(
+            [sys.executable, "-c", code, marker],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
 
 def build() -> MCPServer:
