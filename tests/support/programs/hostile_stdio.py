@@ -75,7 +75,8 @@ def detach(marker: str) -> None:
     """Two sleepers in sessions of their own: one keeps this server's environment, one starts
     with an empty one (so nothing inherited marks it as this backend's)."""
     code = "import os, time; os.setsid(); time.sleep(300)"
-    for env in (None, {}):
+    environments: tuple[dict[str, str] | None, ...] = (None, {})
+    for env in environments:
         subprocess.Popen(
             [sys.executable, "-c", code, marker],
             env=env,
