@@ -401,3 +401,23 @@ async def _pump_stdin(
                 await stdin.send((data + "\n").encode("utf-8"))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         return
+
+
+def first_result_seconds(
+    spec: ChildSpec,
+    limits: ConnectionLimits,
+    tool: str,
+    arguments: dict[str, Any],
+    *,
+    timeout_s: float,
+) -> tuple[float, types.CallToolResult]:
+    """Wall seconds from spawning ``spec``'s server to the answer of its first ``tool`` call (what
+    a cold trial pays), with that answer; the server is closed after the clock stops. The
+    benchmark hooks of mcp-reference and qmd time their cold start with it."""
+    started = time.perf_counter()
+    connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
+    try:
+        result = connection.call_tool(tool, arguments, timeout_s=timeout_s)
+        return time.perf_counter() - started, result
+    finally:
+        connection.close()

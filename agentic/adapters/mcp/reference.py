@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ from agentic.adapters import indexed
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import INDEX_FILE, TOKENIZER, LexicalIndex, build_index
-from agentic.adapters.mcp.client import ConnectionLimits, McpConnection
+from agentic.adapters.mcp.client import ConnectionLimits, first_result_seconds
 from agentic.adapters.mcp.process import ChildSpec, isolated_environment
 from agentic.adapters.mcp.profile import (
     CallScope,
@@ -349,13 +348,9 @@ def cold_start_seconds(
         arguments: dict[str, Any] = {"query": query, "limit": 1}
         if collection is not None:
             arguments["collections"] = [collection]
-        started = time.perf_counter()
-        connection = McpConnection.open(spec, limits, timeout_s=timeout_s)
-        try:
-            result = connection.call_tool("kb_search", arguments, timeout_s=timeout_s)
-            elapsed = time.perf_counter() - started
-        finally:
-            connection.close()
+        elapsed, result = first_result_seconds(
+            spec, limits, "kb_search", arguments, timeout_s=timeout_s
+        )
     if result.is_error:
         raise AdapterError("readiness_probe_failed", "harness_error", "cold-start search failed")
     return elapsed

@@ -8,10 +8,9 @@ starts). ``nox -s bench`` sets it beside ``mcp-reference``'s own hook.
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
 
-from agentic.adapters.mcp.client import ConnectionLimits, McpConnection
+from agentic.adapters.mcp.client import ConnectionLimits, first_result_seconds
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.qmd import native
 from agentic.contract.errors import ContractError
@@ -33,15 +32,10 @@ def cold_start_seconds(
             "rerank": False,
             "limit": 1,
         }
-        started = time.perf_counter()
-        connection = McpConnection.open(
-            spec, ConnectionLimits(max_message_bytes=1 << 22), timeout_s=timeout_s
+        limits = ConnectionLimits(max_message_bytes=1 << 22)
+        elapsed, result = first_result_seconds(
+            spec, limits, "query", arguments, timeout_s=timeout_s
         )
-        try:
-            result = connection.call_tool("query", arguments, timeout_s=timeout_s)
-            elapsed = time.perf_counter() - started
-        finally:
-            connection.close()
     if result.is_error:
         raise ContractError("qmd_preflight_failed", "the cold-start search failed")
     return elapsed
