@@ -114,8 +114,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
-    # Orphans a backend detaches become ours, and end with the command (agentic/processes.py).
-    processes.become_subreaper()
     try:
         args = parser.parse_args(arguments)
         code: int = args.func(args)
@@ -130,8 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("agentic: terminated (SIGTERM); temporary files removed", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
-        # Run as the `agentic` command (argv None), every child left is an orphan a backend
-        # detached, however it hid; called in-process (tests), only marked ones are ours to end.
+        # Orphans a backend detached were re-parented to us (each spawn makes this process a
+        # subreaper, agentic/processes.py). Run as the `agentic` command (argv None), every child
+        # left is one, however it hid; called in-process (tests), only marked ones are ours.
         processes.reap_adopted(every_child=argv is None)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

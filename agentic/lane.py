@@ -9,9 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentic.adapters import sandbox
-from agentic.adapters.sandbox import Isolation
 from agentic.contract.errors import EXIT_ERROR, EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.contract.report import BenchmarkReport, Promotion, ScoreRecord, pair_identity
+from agentic.contract.report import (
+    BenchmarkReport,
+    Isolation,
+    Promotion,
+    ScoreRecord,
+    pair_identity,
+)
 from agentic.contract.schemas import parse_and_load
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.report.artifacts import render_artifacts, write_artifacts

@@ -3,14 +3,15 @@
 A backend that double-forks a helper which calls ``setsid()`` escapes its process group; without
 help the helper is re-parented to init and outlives the run. ``become_subreaper`` (Linux
 ``PR_SET_CHILD_SUBREAPER``) makes such orphans the harness's children instead; ``reap_adopted``
-kills and reaps them. Every backend child carries ``SESSION_ENV`` in its environment (its
-session's marker), which the harness's own children (a ``git`` probe, a model server a test
-started) never carry: only marked processes are ever reaped.
+kills and reaps them. A backend child is spawned only after ``become_subreaper`` (see
+``ChildSpec.command``), so nothing it detaches escapes. Every backend child carries
+``SESSION_ENV`` in its environment (its session's marker), which the harness's own children (a
+``git`` probe, a model server a test started) never carry: a closing session reaps only its own
+marked orphans, and only the finished ``agentic`` command reaps every child left.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
@@ -22,9 +23,12 @@ _PR_SET_CHILD_SUBREAPER = 36
 
 
 def become_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux); False elsewhere."""
+    """Make this process the reaper of its orphaned descendants (Linux); False elsewhere.
+    Idempotent and cheap: called before every backend spawn."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # only a process that spawns backends pays for it
+
     with suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)

@@ -1,15 +1,15 @@
 """The error-code catalog (``agentic/contract/codes.py``) against the source that emits the codes.
 
-Every module under ``agentic/`` is parsed with ``ast``. A *sink* is a call that carries a code:
-the failure exceptions (``AdapterError``, ``AdapterCallError``, ``ContractError``, the runner's
+Every module under ``agentic/`` is parsed with ``ast``. A *sink* is a call that carries a code: the
+failure exceptions (``AdapterError``, ``AdapterCallError``, ``ContractError``, the runner's
 ``StepError``, the reference server's ``ProductError``), the runner's receipt writers
-(``TrialFailure``, ``_fail``, ``_record``, ``harness_failure_receipt``, ``harness_receipt``) and
-the helpers that forward a code to one of them (``read_input_file``, ``run_bounded``, ...). The
+(``TrialFailure``, ``fail_trial``, ``_record``, ``harness_failure_receipt``, ``harness_receipt``)
+and the helpers that forward a code to one of them (``read_input_file``, ``run_bounded``, ...). The
 code given to a sink is read as written: a string literal, a conditional of literals, a local or
 module constant (including a table of ``(code, class)`` pairs), or an f-string expanded through
 ``DYNAMIC``. A code re-raised from another error (``exc.code``) or forwarded through a sink's own
-parameter was collected where it was first written; a product's own code passed through is listed
-in ``RELAYED``. Anything else is reported, so a new way of building a code cannot slip past.
+parameter was collected where it was first written; a product's own code passed through is listed in
+``RELAYED``. Anything else is reported, so a new way of building a code cannot slip past.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ SINKS: dict[str, Sink] = {
 
 # Private helpers, by (module, name): the same name means something else in another module.
 MODULE_SINKS: dict[tuple[str, str], Sink] = {
-    ("agentic/runner/trial.py", "_fail"): Sink(2, "code", 1, "failure_class"),
+    ("agentic/runner/trial.py", "fail_trial"): Sink(2, "code", 1, "failure_class"),
     ("agentic/runner/trial.py", "_record"): Sink(None, "failure_code"),
     ("agentic/runner/trial.py", "_record_undelivered"): Sink(3, "code"),
     ("agentic/runner/trial.py", "_synthetic_error"): Sink(1, "code"),

@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
 
-Isolation = Literal["bubblewrap", "none"]
+from agentic.contract.report import Isolation
+
 ISOLATION_ENV = "AGENTIC_ISOLATION"
 ISOLATION_CHOICES: tuple[str, ...] = ("auto", "bubblewrap", "none")
 BWRAP = "bwrap"
@@ -101,7 +101,8 @@ def wrap(argv: Sequence[str], cwd: Path, view: View | None, mode: Isolation) -> 
     """``argv`` as it must be spawned: unchanged without a view or sandbox, else under bwrap."""
     if view is None or mode == "none":
         return tuple(argv)
-    if shutil.which(argv[0]) is None:
+    found = shutil.which(argv[0])
+    if found is None:
         # Fail as an unsandboxed spawn would, instead of as a server that exits at once.
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
     executable = shutil.which(BWRAP) or BWRAP
@@ -109,7 +110,7 @@ def wrap(argv: Sequence[str], cwd: Path, view: View | None, mode: Isolation) -> 
         executable,
         *_namespace_flags(network=view.network),
         *_system_binds(),
-        *_mounts(_read_only(argv, view), _existing_unique(view.writable)),
+        *_mounts(_read_only(Path(found), argv[1:], view), _existing_unique(view.writable)),
         "--chdir",
         str(cwd),
         "--",
@@ -137,12 +138,12 @@ def _system_binds() -> tuple[str, ...]:
     return (*args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
 
 
-def _read_only(argv: Sequence[str], view: View) -> tuple[Path, ...]:
+def _read_only(executable: Path, arguments: Sequence[str], view: View) -> tuple[Path, ...]:
     """The interpreter prefixes, the executable's prefix, the folders the command line names,
     then the view's own paths."""
     paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
-    paths += _executable_prefixes(argv[0])
-    paths += _named_folders(argv[1:])
+    paths += _executable_prefixes(executable)
+    paths += _named_folders(arguments)
     paths += view.read_only
     return _existing_unique(paths)
 
@@ -158,14 +159,11 @@ def _named_folders(arguments: Sequence[str]) -> list[Path]:
     return folders
 
 
-def _executable_prefixes(command: str) -> list[Path]:
+def _executable_prefixes(found: Path) -> list[Path]:
     """``bin/..`` of the command as found on PATH and of its real file: what a venv, a pyenv
     install or a node install needs beside the executable itself."""
-    found = shutil.which(command)
-    if found is None:
-        return []
     prefixes = []
-    for path in (Path(found).absolute(), Path(found).resolve()):
+    for path in (found.absolute(), found.resolve()):
         prefix = path.parent.parent if path.parent.name == "bin" else path.parent
         if prefix != Path("/"):
             prefixes.append(prefix)

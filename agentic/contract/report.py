@@ -19,6 +19,8 @@ from agentic.contract.base import (
 from agentic.contract.receipt import FailureClass, Lifecycle, PairIdentity, TrajectoryReceipt
 
 BENCHMARK_ID = "agentic-retrieval@1"
+# How a run isolated its backend child processes (agentic/adapters/sandbox.py).
+Isolation = Literal["bubblewrap", "none"]
 
 
 class GitInfo(ContractModel):
@@ -45,7 +47,7 @@ class Environment(ContractModel):
     agentId: Str
     trials: Annotated[tuple[Trial, ...], Field(min_length=1)]
     # How backend child processes were isolated; None when no backend spawned any.
-    isolation: Literal["bubblewrap", "none"] | None = None
+    isolation: Isolation | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()

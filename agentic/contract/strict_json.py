@@ -95,7 +95,7 @@ def _build(value: Any, pointer: str, depth: int, surrogates: bool = True) -> Any
 # Parsing builds a Python object per value: a container costs about 128 bytes, a string about
 # 64, an array slot 8. Real documents (reports, receipts) estimate near 2x their size; a large
 # text estimated above this ratio (e.g. millions of ``{}``) is refused before the parse, so
-# reading any in-cap input stays within about 10x its size (docs/architecture.md, "Inputs").
+# reading any in-cap input stays within about 10x its size (docs/architecture.md: "Inputs").
 MAX_PARSE_COST_RATIO = 6
 _COST_CHECK_MIN_CHARS = 1 << 20
 

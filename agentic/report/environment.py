@@ -7,10 +7,9 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
-from typing import Literal
 
 from agentic import __version__
-from agentic.contract.report import Environment, GitInfo, Trial
+from agentic.contract.report import Environment, GitInfo, Isolation, Trial
 from agentic.resources import repo_root
 
 # Baked into the container image at build time, where no .git folder exists.
@@ -57,7 +56,7 @@ def collect_environment(
     fixture_version: str,
     agent_id: str,
     trials: tuple[Trial, ...],
-    isolation: Literal["bubblewrap", "none"] | None = None,
+    isolation: Isolation | None = None,
 ) -> Environment:
     return Environment(
         packageVersion=__version__,

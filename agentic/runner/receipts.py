@@ -20,8 +20,7 @@ from agentic.contract.receipt import (
     TrajectoryReceipt,
 )
 from agentic.contract.report import pair_identity
-from agentic.runner.redaction import redact
-from agentic.runner.trial import TrialFailure, TrialOutcome
+from agentic.runner.trial import TrialFailure, TrialOutcome, fail_trial
 
 
 @dataclass(frozen=True)
@@ -135,8 +134,7 @@ def harness_failure_receipt(
     # The message is often an exception's repr holding a product's stderr: redacted like a
     # trial's failure message before it reaches observations.
     outcome = TrialOutcome()
-    outcome.failure = TrialFailure("harness_error", code, redact(message))
-    outcome.diagnostics.append(f"{code}: {redact(message)}")
+    fail_trial(outcome, "harness_error", code, message)
     skipped = Timing.unavailable(f"pair not run: {code}")
     return build_receipt(
         pair,

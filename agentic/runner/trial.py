@@ -109,9 +109,11 @@ def _record_undelivered(
     )
 
 
-def _fail(outcome: TrialOutcome, failure_class: FailureClass, code: str, message: str) -> None:
-    outcome.failure = TrialFailure(failure_class, code, redact(message))
-    outcome.diagnostics.append(f"{code}: {redact(message)}")
+def fail_trial(outcome: TrialOutcome, failure_class: FailureClass, code: str, message: str) -> None:
+    """End ``outcome`` with this failure; its (redacted) message also becomes a diagnostic."""
+    redacted = redact(message)
+    outcome.failure = TrialFailure(failure_class, code, redacted)
+    outcome.diagnostics.append(f"{code}: {redacted}")
 
 
 def _call_adapter(
@@ -141,17 +143,17 @@ def run_trial(
         try:
             raw = executor.run(partial(agent.next_step, history), limits.timeout_s)
         except OperationTimeoutError as exc:
-            _fail(outcome, "agent_error", "agent_timeout", str(exc))
+            fail_trial(outcome, "agent_error", "agent_timeout", str(exc))
             return outcome
         except Exception as exc:  # an agent crash is the agent's failure, never the harness's
-            _fail(outcome, "agent_error", "invalid_agent_step", f"agent raised {exc!r}")
+            fail_trial(outcome, "agent_error", "invalid_agent_step", f"agent raised {exc!r}")
             return outcome
         finally:
             outcome.driver_ms += (time.perf_counter() - started) * 1000
         try:
             step = parse_step(raw, task, limits.listed_tools)
         except StepError as exc:
-            _fail(outcome, "agent_error", exc.code, str(exc))
+            fail_trial(outcome, "agent_error", exc.code, str(exc))
             return outcome
         if isinstance(step, FinalStep):
             outcome.envelope = step.envelope
@@ -160,7 +162,9 @@ def run_trial(
         if len(outcome.calls) >= task.budgets.maxAgentCalls:
             code = "agent_call_budget_exceeded"
             _record_undelivered(outcome, name, arguments, code)
-            _fail(outcome, "agent_error", code, f"call {len(outcome.calls)} exceeds the budget")
+            fail_trial(
+                outcome, "agent_error", code, f"call {len(outcome.calls)} exceeds the budget"
+            )
             return outcome
         started = time.perf_counter()
         try:
@@ -168,14 +172,14 @@ def run_trial(
         except AdapterCallError as exc:
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
             _record_undelivered(outcome, name, arguments, exc.code)
-            _fail(outcome, exc.failure_class, exc.code, str(exc))
+            fail_trial(outcome, exc.failure_class, exc.code, str(exc))
             return outcome
         except Exception as exc:  # untyped: a result that fails validation, or a crash
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
             invalid = isinstance(exc, ValidationError)
             code = "invalid_tool_result" if invalid else "tool_call_failed"
             _record_undelivered(outcome, name, arguments, code)
-            _fail(outcome, "harness_error" if invalid else "product_error", code, repr(exc))
+            fail_trial(outcome, "harness_error" if invalid else "product_error", code, repr(exc))
             return outcome
         outcome.tool_ms.append((time.perf_counter() - started) * 1000)
         outcome.diagnostics.extend(redact(d) for d in called.diagnostics)
@@ -196,7 +200,7 @@ def run_trial(
                 visible=0,
                 backend_invocations=called.backend_invocations,
             )
-            _fail(outcome, "agent_error", code, f"{used_bytes + size} bytes exceed the budget")
+            fail_trial(outcome, "agent_error", code, f"{used_bytes + size} bytes exceed the budget")
             return outcome
         counted = agent.count_tokens(visible.decode("utf-8"))
         tokens = (counted.tokens, counted.tokenizer_fingerprint) if counted else None

@@ -23,7 +23,7 @@ from anyio.abc import ByteReceiveStream, Process
 
 from agentic.adapters.errors import AdapterError
 from agentic.adapters.sandbox import SandboxError, View, isolation, wrap
-from agentic.processes import SESSION_ENV, kill_tree, reap_adopted
+from agentic.processes import SESSION_ENV, become_subreaper, kill_tree, reap_adopted
 
 # Environment variables a server may inherit: enough to find executables and decode text;
 # nothing that points at the user's own configuration, caches or credentials.
@@ -58,7 +58,10 @@ class ChildSpec:
     marker: str = field(default_factory=_marker)
 
     def command(self) -> tuple[str, ...]:
-        """The argv to execute: wrapped in the sandbox when there is a view and one is used."""
+        """The argv to execute: wrapped in the sandbox when there is a view and one is used.
+        Called right before the spawn, it also makes this process a subreaper, so whatever the
+        child detaches is re-parented here (``agentic/processes.py``)."""
+        become_subreaper()
         try:
             return wrap(self.argv, self.cwd, self.view, isolation())
         except SandboxError as exc:
