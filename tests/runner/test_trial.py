@@ -7,33 +7,18 @@ from typing import Any
 import pytest
 
 from agentic.adapters.base import CallOutcome
-from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
+from agentic.runner.trial import TrialOutcome
 from agentic.tools import visible_bytes
 from tests.support.fakes import (
     ScriptedAdapter,
     ScriptedAgent,
     always_ok,
     final_step,
-    make_task,
     ok_result,
     raising,
+    run_scripted,
     tool_step,
 )
-
-LISTED = frozenset({"search", "get", "multi_get"})
-
-
-def run(
-    agent: ScriptedAgent, adapter: ScriptedAdapter, timeout_s: float = 5.0, **budgets: int
-) -> TrialOutcome:
-    executor = BoundedExecutor()
-    try:
-        return run_trial(
-            agent, adapter, make_task(**budgets), TrialLimits(timeout_s, LISTED), executor
-        )
-    finally:
-        executor.close()
 
 
 def failure(outcome: TrialOutcome) -> tuple[str, str] | None:
@@ -41,7 +26,7 @@ def failure(outcome: TrialOutcome) -> tuple[str, str] | None:
 
 
 def test_a_search_then_final_delivers_one_call_and_keeps_the_envelope() -> None:
-    outcome = run(ScriptedAgent([tool_step(), final_step()]), ScriptedAdapter(always_ok))
+    outcome = run_scripted(ScriptedAgent([tool_step(), final_step()]), ScriptedAdapter(always_ok))
     assert failure(outcome) is None
     assert outcome.envelope is not None
     assert [c.deliveredToAgent for c in outcome.calls] == [True]
@@ -50,7 +35,7 @@ def test_a_search_then_final_delivers_one_call_and_keeps_the_envelope() -> None:
 
 def test_the_agent_sees_only_delivered_calls_without_backend_fields() -> None:
     agent = ScriptedAgent([tool_step(), final_step()])
-    run(agent, ScriptedAdapter(always_ok))
+    run_scripted(agent, ScriptedAdapter(always_ok))
     visible = agent.seen[1][0].result.to_json()
     assert "backendSourceHash" not in visible["evidence"][0]
     assert "backendHashUnavailableReason" not in visible["evidence"][0]
@@ -81,7 +66,7 @@ def test_the_agent_sees_only_delivered_calls_without_backend_fields() -> None:
     ],
 )
 def test_invalid_agent_output_is_an_agent_error(output: str, code: str) -> None:
-    outcome = run(ScriptedAgent([output]), ScriptedAdapter(always_ok))
+    outcome = run_scripted(ScriptedAgent([output]), ScriptedAdapter(always_ok))
     assert failure(outcome) == ("agent_error", code)
     assert outcome.calls == []
     assert outcome.envelope is None
@@ -89,7 +74,7 @@ def test_invalid_agent_output_is_an_agent_error(output: str, code: str) -> None:
 
 def test_a_call_beyond_the_call_budget_is_recorded_undelivered() -> None:
     agent = ScriptedAgent([tool_step(), tool_step()])
-    outcome = run(agent, ScriptedAdapter(always_ok), maxAgentCalls=1)
+    outcome = run_scripted(agent, ScriptedAdapter(always_ok), maxAgentCalls=1)
     assert failure(outcome) == ("agent_error", "agent_call_budget_exceeded")
     assert [c.deliveredToAgent for c in outcome.calls] == [True, False]
     assert outcome.calls[-1].failureCode == "agent_call_budget_exceeded"
@@ -98,7 +83,7 @@ def test_a_call_beyond_the_call_budget_is_recorded_undelivered() -> None:
 
 def test_a_result_beyond_the_byte_budget_is_recorded_undelivered_with_its_result() -> None:
     size = visible_bytes(ok_result())
-    outcome = run(
+    outcome = run_scripted(
         ScriptedAgent([tool_step(), tool_step()]),
         ScriptedAdapter(always_ok),
         maxModelVisibleBytes=size + 1,
@@ -122,7 +107,9 @@ def test_a_result_beyond_the_byte_budget_is_recorded_undelivered_with_its_result
     ],
 )
 def test_a_typed_adapter_failure_keeps_its_code_and_class(code: str, failure_class: Any) -> None:
-    outcome = run(ScriptedAgent([tool_step()]), ScriptedAdapter(raising(code, failure_class)))
+    outcome = run_scripted(
+        ScriptedAgent([tool_step()]), ScriptedAdapter(raising(code, failure_class))
+    )
     assert failure(outcome) == (failure_class, code)
     assert outcome.calls[-1].result.errorCode == code
     assert outcome.calls[-1].result.resultRole == "candidates"
@@ -132,7 +119,9 @@ def test_an_untyped_adapter_crash_is_tool_call_failed() -> None:
     def crash(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
         raise RuntimeError("segfault-ish")
 
-    outcome = run(ScriptedAgent([tool_step("get", uri="gno://c001/d1.md")]), ScriptedAdapter(crash))
+    outcome = run_scripted(
+        ScriptedAgent([tool_step("get", uri="gno://c001/d1.md")]), ScriptedAdapter(crash)
+    )
     assert failure(outcome) == ("product_error", "tool_call_failed")
     assert outcome.calls[-1].result.resultRole == "source"
 
@@ -141,12 +130,12 @@ def test_a_result_that_is_not_a_tool_result_is_invalid() -> None:
     def garbage(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
         return CallOutcome(result="not a result", backend_invocations=1)  # type: ignore[arg-type]
 
-    outcome = run(ScriptedAgent([tool_step()]), ScriptedAdapter(garbage))
+    outcome = run_scripted(ScriptedAgent([tool_step()]), ScriptedAdapter(garbage))
     assert failure(outcome) == ("harness_error", "invalid_tool_result")
 
 
 def test_an_agent_step_past_its_deadline_is_agent_timeout() -> None:
-    outcome = run(
+    outcome = run_scripted(
         ScriptedAgent([tool_step()], delay_s=0.5), ScriptedAdapter(always_ok), timeout_s=0.05
     )
     assert failure(outcome) == ("agent_error", "agent_timeout")

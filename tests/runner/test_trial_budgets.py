@@ -15,32 +15,20 @@ from agentic.agents.base import TokenCount
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import ToolResult
 from agentic.contract.steps import VisibleCall
-from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
+from agentic.runner.trial import TrialOutcome
 from agentic.tools import project_result, visible_bytes
 from tests.support.fakes import (
     ScriptedAdapter,
     ScriptedAgent,
     always_ok,
     final_step,
-    make_task,
     ok_result,
+    run_scripted,
     tool_step,
 )
 
-LISTED = frozenset({"search", "get", "multi_get"})
 SIZE = visible_bytes(ok_result())
 TOKENIZER = "e" * 64
-
-
-def run(agent: Any, adapter: Any, timeout_s: float = 5.0, **budgets: int) -> TrialOutcome:
-    executor = BoundedExecutor()
-    try:
-        return run_trial(
-            agent, adapter, make_task(**budgets), TrialLimits(timeout_s, LISTED), executor
-        )
-    finally:
-        executor.close()
 
 
 def failure(outcome: TrialOutcome) -> tuple[str, str, str] | None:
@@ -56,7 +44,7 @@ def searches(count: int) -> ScriptedAgent:
 
 
 def test_calls_up_to_the_call_budget_are_all_delivered() -> None:
-    outcome = run(searches(2), ScriptedAdapter(always_ok), maxAgentCalls=2)
+    outcome = run_scripted(searches(2), ScriptedAdapter(always_ok), maxAgentCalls=2)
 
     assert failure(outcome) is None
     assert [c.deliveredToAgent for c in outcome.calls] == [True, True]
@@ -65,7 +53,7 @@ def test_calls_up_to_the_call_budget_are_all_delivered() -> None:
 def test_the_call_past_the_budget_is_recorded_without_reaching_the_adapter() -> None:
     adapter = ScriptedAdapter(always_ok)
 
-    outcome = run(searches(3), adapter, maxAgentCalls=2)
+    outcome = run_scripted(searches(3), adapter, maxAgentCalls=2)
 
     assert failure(outcome) == (
         "agent_error",
@@ -86,21 +74,23 @@ def test_the_call_past_the_budget_is_recorded_without_reaching_the_adapter() -> 
 
 
 def test_a_result_exactly_filling_the_byte_budget_is_delivered() -> None:
-    outcome = run(searches(1), ScriptedAdapter(always_ok), maxModelVisibleBytes=SIZE)
+    outcome = run_scripted(searches(1), ScriptedAdapter(always_ok), maxModelVisibleBytes=SIZE)
 
     assert failure(outcome) is None
     assert outcome.calls[0].modelVisibleUtf8Bytes == SIZE
 
 
 def test_the_byte_budget_is_charged_over_every_delivered_call() -> None:
-    outcome = run(searches(2), ScriptedAdapter(always_ok), maxModelVisibleBytes=2 * SIZE)
+    outcome = run_scripted(searches(2), ScriptedAdapter(always_ok), maxModelVisibleBytes=2 * SIZE)
 
     assert failure(outcome) is None
     assert [c.modelVisibleUtf8Bytes for c in outcome.calls] == [SIZE, SIZE]
 
 
 def test_a_result_one_byte_over_the_summed_budget_is_withheld() -> None:
-    outcome = run(searches(2), ScriptedAdapter(always_ok), maxModelVisibleBytes=2 * SIZE - 1)
+    outcome = run_scripted(
+        searches(2), ScriptedAdapter(always_ok), maxModelVisibleBytes=2 * SIZE - 1
+    )
 
     assert failure(outcome) == (
         "agent_error",
@@ -132,7 +122,7 @@ class CountingAgent(ScriptedAgent):
 def test_a_delivered_call_records_the_agents_token_count() -> None:
     agent = CountingAgent([tool_step(), final_step()])
 
-    outcome = run(agent, ScriptedAdapter(always_ok))
+    outcome = run_scripted(agent, ScriptedAdapter(always_ok))
 
     call = outcome.calls[0]
     assert (call.measuredTokens, call.tokenizerFingerprint) == (SIZE, TOKENIZER)
@@ -141,13 +131,13 @@ def test_a_delivered_call_records_the_agents_token_count() -> None:
 def test_the_tokenizer_counts_exactly_the_text_the_agent_sees() -> None:
     agent = CountingAgent([tool_step(), final_step()])
 
-    run(agent, ScriptedAdapter(always_ok))
+    run_scripted(agent, ScriptedAdapter(always_ok))
 
     assert agent.counted == [canonical_text(project_result(ok_result()).to_json())]
 
 
 def test_without_a_tokenizer_no_tokens_are_recorded() -> None:
-    outcome = run(searches(1), ScriptedAdapter(always_ok))
+    outcome = run_scripted(searches(1), ScriptedAdapter(always_ok))
 
     assert (outcome.calls[0].measuredTokens, outcome.calls[0].tokenizerFingerprint) == (None, None)
 
@@ -168,7 +158,7 @@ def test_the_adapter_is_asked_the_agents_tool_and_arguments_within_the_trial_tim
     adapter = RecordingSession(always_ok)
     agent = ScriptedAgent([tool_step("get", uri="gno://c001/d1.md"), final_step()])
 
-    run(agent, adapter, timeout_s=4.5)
+    run_scripted(agent, adapter, timeout_s=4.5)
 
     assert adapter.asked == [("get", {"uri": "gno://c001/d1.md"}, 4.5)]
 
@@ -177,7 +167,7 @@ def test_an_outcome_without_backend_invocations_is_valid() -> None:
     def none_counted(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
         return CallOutcome(result=ok_result(), backend_invocations=0)
 
-    outcome = run(searches(1), ScriptedAdapter(none_counted))
+    outcome = run_scripted(searches(1), ScriptedAdapter(none_counted))
 
     assert failure(outcome) is None
     assert outcome.calls[0].backendInvocations == 0
@@ -187,7 +177,7 @@ def test_an_outcome_with_negative_backend_invocations_is_an_invalid_tool_result(
     def negative(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
         return CallOutcome(result=ok_result(), backend_invocations=-1)
 
-    outcome = run(searches(1), ScriptedAdapter(negative))
+    outcome = run_scripted(searches(1), ScriptedAdapter(negative))
 
     assert failure(outcome) == ("harness_error", "invalid_tool_result", "malformed call outcome")
 
@@ -199,7 +189,7 @@ def test_a_result_that_fails_revalidation_is_an_invalid_tool_result() -> None:
         )
         return CallOutcome(result=unchecked, backend_invocations=1)
 
-    outcome = run(searches(1), ScriptedAdapter(smuggled))
+    outcome = run_scripted(searches(1), ScriptedAdapter(smuggled))
 
     assert failure(outcome) is not None
     assert failure(outcome)[:2] == ("harness_error", "invalid_tool_result")  # type: ignore[index]
@@ -214,7 +204,7 @@ def test_an_agent_crash_names_the_exception() -> None:
         def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
             raise RuntimeError("boom")
 
-    outcome = run(Crashing([]), ScriptedAdapter(always_ok))
+    outcome = run_scripted(Crashing([]), ScriptedAdapter(always_ok))
 
     assert failure(outcome) == (
         "agent_error",
@@ -224,13 +214,15 @@ def test_an_agent_crash_names_the_exception() -> None:
 
 
 def test_a_failure_is_also_a_diagnostic_with_its_code() -> None:
-    outcome = run(ScriptedAgent(["{}"]), ScriptedAdapter(always_ok))
+    outcome = run_scripted(ScriptedAgent(["{}"]), ScriptedAdapter(always_ok))
 
     assert outcome.diagnostics == ["invalid_agent_step: unknown step kind None"]
 
 
 def test_an_agent_timeout_says_how_long_it_waited() -> None:
-    outcome = run(ScriptedAgent([tool_step()], delay_s=0.5), ScriptedAdapter(always_ok), 0.05)
+    outcome = run_scripted(
+        ScriptedAgent([tool_step()], delay_s=0.5), ScriptedAdapter(always_ok), 0.05
+    )
 
     assert failure(outcome) == ("agent_error", "agent_timeout", "exceeded 0.05 s")
 
@@ -239,7 +231,7 @@ def test_an_adapters_diagnostics_are_kept() -> None:
     def chatty(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
         return CallOutcome(result=ok_result(), backend_invocations=1, diagnostics=("warm cache",))
 
-    outcome = run(searches(1), ScriptedAdapter(chatty))
+    outcome = run_scripted(searches(1), ScriptedAdapter(chatty))
 
     assert outcome.diagnostics == ["warm cache"]
 
@@ -249,7 +241,7 @@ def test_tool_time_is_measured_per_call_in_milliseconds() -> None:
         time.sleep(0.02)
         return always_ok(tool_name, arguments)
 
-    outcome = run(searches(2), ScriptedAdapter(slow))
+    outcome = run_scripted(searches(2), ScriptedAdapter(slow))
 
     assert len(outcome.tool_ms) == 2
     assert all(20 <= ms < 2000 for ms in outcome.tool_ms)
@@ -260,14 +252,14 @@ def test_a_failed_call_is_timed_too() -> None:
         time.sleep(0.02)
         raise RuntimeError("crash")
 
-    outcome = run(searches(1), ScriptedAdapter(slow_failure))
+    outcome = run_scripted(searches(1), ScriptedAdapter(slow_failure))
 
     assert len(outcome.tool_ms) == 1
     assert 20 <= outcome.tool_ms[0] < 2000
 
 
 def test_driver_time_adds_up_every_agent_step_in_milliseconds() -> None:
-    outcome = run(
+    outcome = run_scripted(
         ScriptedAgent([tool_step(), final_step()], delay_s=0.02), ScriptedAdapter(always_ok)
     )
 
@@ -275,7 +267,9 @@ def test_driver_time_adds_up_every_agent_step_in_milliseconds() -> None:
 
 
 def test_the_byte_budget_keeps_adding_up_past_the_second_call() -> None:
-    outcome = run(searches(3), ScriptedAdapter(always_ok), maxModelVisibleBytes=3 * SIZE - 1)
+    outcome = run_scripted(
+        searches(3), ScriptedAdapter(always_ok), maxModelVisibleBytes=3 * SIZE - 1
+    )
 
     assert [c.deliveredToAgent for c in outcome.calls] == [True, True, False]
 
@@ -285,7 +279,7 @@ def test_a_typed_adapter_failure_is_timed_too() -> None:
         time.sleep(0.02)
         raise AdapterCallError("tool_timeout", "product_error", "slow")
 
-    outcome = run(searches(1), ScriptedAdapter(slow_refusal))
+    outcome = run_scripted(searches(1), ScriptedAdapter(slow_refusal))
 
     assert len(outcome.tool_ms) == 1
     assert 20 <= outcome.tool_ms[0] < 2000
@@ -298,7 +292,7 @@ def test_an_invalid_result_names_the_validation_error() -> None:
         )
         return CallOutcome(result=unchecked, backend_invocations=1)
 
-    outcome = run(searches(1), ScriptedAdapter(smuggled))
+    outcome = run_scripted(searches(1), ScriptedAdapter(smuggled))
 
     assert outcome.failure is not None
     assert "validation error for ToolResult" in outcome.failure.message

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentic.contract.receipt import CanonicalReceipt
-from agentic.contract.report import TaskScore
 from agentic.scoring.score import score_receipt
 from tests.support.scoring import (
     abstention_envelope,
@@ -19,14 +17,11 @@ from tests.support.scoring import (
     make_result,
     make_task,
     oracle_claim,
+    score,
 )
 
 OWNER = line_evidence(3, "Owner: Data Platform")
 REVIEW = line_evidence(4, "Reviewed yearly.")
-
-
-def score(receipt: CanonicalReceipt, **oracle: Any) -> TaskScore:
-    return score_receipt(receipt, make_task(), make_oracle(**oracle))
 
 
 def search_call(index: int, arguments: dict[str, Any], evidence: list[Any] | None = None) -> Any:

@@ -5,10 +5,6 @@ output."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from agentic.contract.receipt import CanonicalReceipt
-from agentic.contract.report import TaskScore
 from agentic.scoring.score import score_receipt
 from tests.support.scoring import (
     abstention_envelope,
@@ -22,6 +18,7 @@ from tests.support.scoring import (
     make_result,
     make_task,
     oracle_claim,
+    score,
 )
 
 OWNER = line_evidence(3, "Owner: Data Platform")
@@ -41,10 +38,6 @@ ZERO_FLAGS = {
     "substantiveClaims": 0,
     "linkedSupportedClaims": 0,
 }
-
-
-def score(receipt: CanonicalReceipt, **oracle: Any) -> TaskScore:
-    return score_receipt(receipt, make_task(), make_oracle(**oracle))
 
 
 def test_an_invalid_pair_scores_zero_on_every_count_and_flag() -> None:

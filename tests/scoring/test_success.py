@@ -12,15 +12,13 @@ import pytest
 
 from agentic.contract.receipt import Call, CanonicalReceipt
 from agentic.contract.report import TaskScore
-from agentic.scoring.score import score_receipt
 from tests.support.scoring import (
     COLLECTION,
     make_call,
     make_envelope,
-    make_oracle,
     make_receipt,
     make_result,
-    make_task,
+    score,
 )
 
 SCOPED_SEARCH = {"query": "owner", "collection": COLLECTION, "filters": {"lang": "de"}}
@@ -37,8 +35,8 @@ def receipt(arguments: dict[str, Any] = SCOPED_SEARCH, **overrides: Any) -> Cano
     return make_receipt([search(arguments), make_call(1)], **overrides)
 
 
-def score(made: CanonicalReceipt, **oracle: Any) -> TaskScore:
-    return score_receipt(made, make_task(), make_oracle(**(SCOPE | oracle)))
+def scoped_score(made: CanonicalReceipt, **oracle: Any) -> TaskScore:
+    return score(made, **(SCOPE | oracle))
 
 
 def terms(result: TaskScore) -> dict[str, Any]:
@@ -59,7 +57,7 @@ ALL_HOLD = {
 
 
 def test_a_pair_meeting_every_term_succeeds() -> None:
-    result = score(receipt())
+    result = scoped_score(receipt())
 
     assert (result.success, terms(result)) == (1, ALL_HOLD)
 
@@ -67,25 +65,25 @@ def test_a_pair_meeting_every_term_succeeds() -> None:
 def test_an_incomplete_pair_does_not_succeed() -> None:
     stopped = receipt(envelope=make_envelope(stop_reason="budget_exhausted"))
 
-    result = score(stopped)
+    result = scoped_score(stopped)
 
     assert (result.success, terms(result)) == (0, ALL_HOLD | {"completed": False})
 
 
 def test_an_unnecessary_read_does_not_succeed() -> None:
-    result = score(receipt(), max_calls=1)
+    result = scoped_score(receipt(), max_calls=1)
 
     assert (result.success, terms(result)) == (0, ALL_HOLD | {"unnecessaryRead": True})
 
 
 def test_a_search_outside_the_expected_collection_does_not_succeed() -> None:
-    result = score(receipt({"query": "owner", "filters": {"lang": "de"}}))
+    result = scoped_score(receipt({"query": "owner", "filters": {"lang": "de"}}))
 
     assert (result.success, terms(result)) == (0, ALL_HOLD | {"collectionCorrect": False})
 
 
 def test_a_search_without_the_expected_filters_does_not_succeed() -> None:
-    result = score(receipt({"query": "owner", "collection": COLLECTION}))
+    result = scoped_score(receipt({"query": "owner", "collection": COLLECTION}))
 
     assert (result.success, terms(result)) == (0, ALL_HOLD | {"filtersCorrect": False})
 
@@ -100,7 +98,7 @@ def test_a_failed_pair_does_not_succeed_even_with_a_complete_envelope(
     # breaks the accounting invariant, so the pair is not complete either.
     failed = receipt(failure_class=failure_class, failure_code=code)
 
-    result = score(failed)
+    result = scoped_score(failed)
 
     assert (result.success, terms(result)) == (0, ALL_HOLD | {"completed": False})
     assert result.invalidOutputs == ("failure_envelope_invariant_invalid",)

@@ -19,6 +19,8 @@ from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.runner.bounded import BoundedExecutor
+from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
 from agentic.tools import tool_definitions
 from tests.support.scripted import OneCallThenAbstain, UncountedSession
 
@@ -39,6 +41,20 @@ TASK_JSON: dict[str, Any] = {
 def make_task(**budgets: int) -> AgentTask:
     data = {**TASK_JSON, "budgets": {**TASK_JSON["budgets"], **budgets}}
     return AgentTask.model_validate(data)
+
+
+# Every tool of the contract listed by the adapter: the task's allowed tools alone decide.
+LISTED_TOOLS = frozenset({"search", "get", "multi_get"})
+
+
+def run_scripted(agent: Any, adapter: Any, timeout_s: float = 5.0, **budgets: int) -> TrialOutcome:
+    """One trial of ``agent`` against ``adapter`` on ``make_task(**budgets)``, every tool listed."""
+    executor = BoundedExecutor()
+    try:
+        limits = TrialLimits(timeout_s, LISTED_TOOLS)
+        return run_trial(agent, adapter, make_task(**budgets), limits, executor)
+    finally:
+        executor.close()
 
 
 LINE = "Part: AX-100"

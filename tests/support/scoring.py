@@ -15,6 +15,7 @@ from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import Call, CanonicalReceipt, ToolEvidence, ToolResult
 from agentic.contract.report import CapsuleReplay, ReplayPayload, ScoreRecord, TaskScore
 from agentic.contract.task import AgentTask
+from agentic.scoring.score import score_receipt
 from agentic.tools import visible_bytes
 
 TASK_ID = "t0a1b2c3"
@@ -291,6 +292,11 @@ def make_receipt(
         "fingerprints": fingerprints(**(fingerprint_overrides or {})),
     }
     return CanonicalReceipt.model_validate(data | overrides)
+
+
+def score(receipt: CanonicalReceipt, **oracle: Any) -> TaskScore:
+    """``receipt`` scored against the default task and ``make_oracle(**oracle)``."""
+    return score_receipt(receipt, make_task(), make_oracle(**oracle))
 
 
 def score_record(receipt: CanonicalReceipt, score: TaskScore) -> ScoreRecord:
