@@ -100,8 +100,9 @@ def agentic(session: nox.Session, *args: str, **kwargs: Any) -> None:
 
 
 # Debian packages the suite and the lanes use, by the command each provides: bubblewrap sandboxes
-# backend child processes (agentic/adapters/sandbox.py).
-SYSTEM_PACKAGES = {"bwrap": "bubblewrap"}
+# backend child processes (agentic/adapters/sandbox.py); headless chromium opens report.html in
+# the browser test (tests/report/test_html_browser.py) and the bench's render timing.
+SYSTEM_PACKAGES = {"bwrap": "bubblewrap", "chromium": "chromium"}
 
 
 @nox.session(name="system-packages")
@@ -117,7 +118,16 @@ def system_packages(session: nox.Session) -> None:
         return
     quiet = {"DEBIAN_FRONTEND": "noninteractive"}
     session.run("apt-get", "update", "-qq", env=quiet, external=True)
-    session.run("apt-get", "install", "-y", "-qq", *missing, env=quiet, external=True)
+    session.run(
+        "apt-get",
+        "install",
+        "-y",
+        "-qq",
+        "--no-install-recommends",
+        *missing,
+        env=quiet,
+        external=True,
+    )
 
 
 @nox.session

@@ -52,6 +52,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("run", "agentic.commands.run", "run a lane and score it"),
     Command("score", "agentic.commands.score", "re-score the receipts of a stored report"),
     Command("export", "agentic.commands.export", "export a report's pairs as JSON lines or CSV"),
+    Command("view", "agentic.commands.view", "build report.html from a stored report"),
     Command("ranking", "agentic.commands.ranking", "score retrieval alone against the goldens"),
     Command("generation", "agentic.commands.generation", "score answers in oracle/e2e/noretrieval"),
     Command("matrix", "agentic.commands.matrix", "capability table across locked local models"),

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,7 @@ from agentic.generation.schema import GenerationReport, GenerationSummary
 from agentic.ranking.metrics import mean
 from agentic.ranking.schema import RankingReport, RankingSummary
 from agentic.report.assemble import check_fingerprints
+from agentic.report.compare_page import ComparePage, FlipRow, MetricRow, pair_reasons
 from agentic.report.stats import PairedDifference, paired_difference
 
 ReportKind = Literal["ranking", "generation", "lane"]
@@ -104,6 +106,7 @@ class LoadedReport:
     document: dict[str, Any]
     baseline_path: str | None  # relative to the baselines root; None: not promotable here
     outcomes: tuple[PairOutcome, ...] = ()  # lane reports: every scored pair
+    lane: BenchmarkReport | None = None  # lane reports: the validated report itself
 
 
 @dataclass(frozen=True)
@@ -252,6 +255,7 @@ def lane_report(document: dict[str, Any], source: str) -> LoadedReport:
             for s in report.scores
             if s.score.scored
         ),
+        lane=report,
     )
 
 
@@ -471,6 +475,57 @@ def render_changes(
     return "\n".join(lines) + "\n"
 
 
+def compare_page(
+    base: LoadedReport, new: LoadedReport, changes: list[Change], tolerance: float
+) -> ComparePage:
+    """The rows of ``agentic compare --html``: the flipped pairs first (with why each failed in
+    the run where it failed), then the noise tests and every metric."""
+    reasons_before = pair_reasons(base.lane) if base.lane is not None else {}
+    reasons_after = pair_reasons(new.lane) if new.lane is not None else {}
+    flip_rows = []
+    for flip in flips(base, new) if base.kind == new.kind == "lane" else []:
+        adapter, task, trial, lifecycle = flip.key[:4]
+        pair = (adapter, task, trial, lifecycle)
+        flip_rows.append(
+            FlipRow(
+                task_id=task,
+                adapter=adapter,
+                lifecycle=lifecycle,
+                trial=trial,
+                before=_outcome(flip.before),
+                after=_outcome(flip.after),
+                before_reasons=reasons_before.get(pair, "-"),
+                after_reasons=reasons_after.get(pair, "-"),
+            )
+        )
+    metric_rows = tuple(
+        MetricRow(
+            key=c.key,
+            base=_number(c.base),
+            new=_number(c.new),
+            delta="" if c.base is None or c.new is None else f"{c.new - c.base:+.4f}",
+            status=c.status,
+        )
+        for c in changes
+    )
+    noise = (
+        tuple((cohort, test.text()) for cohort, test in noise_tests(base, new))
+        if base.kind == new.kind == "lane"
+        else ()
+    )
+    return ComparePage(
+        title=f"Compare {base.kind} reports of fixture {base.fixture_fingerprint[:12]}",
+        base_label=base.label,
+        new_label=new.label,
+        verdict="FAIL" if failed(changes) else "OK",
+        verdict_tone="fail" if failed(changes) else "pass",
+        tolerance=f"{tolerance:g}",
+        metrics=metric_rows,
+        noise=noise,
+        flips=tuple(flip_rows),
+    )
+
+
 # --- promotion --------------------------------------------------------------------------------
 
 
@@ -483,11 +538,27 @@ def baseline_target(report: LoadedReport, root: Path) -> Path:
 
 
 def write_baseline(report: LoadedReport, target: Path) -> None:
-    """Canonical bytes of the report, written atomically (temp file + rename)."""
+    """Canonical bytes of the report, written atomically (temp file + rename).
+
+    Only a missing file or a regular one (a previous baseline) is replaced: a symlink, a folder
+    or anything else at ``target`` is refused (unsafe_output_path) and left as it is. The file
+    gets the mode a plain ``open`` gives (0644 under umask 022)."""
     data = canonical_bytes(report.document)
     try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise ContractError("baseline_write_failed", f"cannot write {target}: {exc}") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        raise ContractError(
+            "unsafe_output_path", f"{target} is {what}, not a baseline file; nothing was written"
+        )
+    try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".baseline-", suffix=".tmp")
+        temp = target.with_name(f".baseline-{secrets.token_hex(8)}.tmp")
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
@@ -495,7 +566,7 @@ def write_baseline(report: LoadedReport, target: Path) -> None:
                 os.fsync(out.fileno())
             os.replace(temp, target)
         except BaseException:
-            Path(temp).unlink(missing_ok=True)
+            temp.unlink(missing_ok=True)
             raise
     except OSError as exc:
         raise ContractError("baseline_write_failed", f"cannot write {target}: {exc}") from None

@@ -4,7 +4,6 @@ assemble the report, and stage its artifacts. The CLI and nox sessions call ``ex
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from agentic.report.artifacts import render_artifacts, write_artifacts
 from agentic.report.assemble import build_report
 from agentic.report.environment import collect_environment
 from agentic.report.markdown import render_beside
+from agentic.report.output_dir import check_output
 from agentic.resources import locks_dir, repo_root
 from agentic.runner.catalog import (
     AUTHORITATIVE_LANE,
@@ -31,6 +31,7 @@ from agentic.runner.catalog import (
     Catalog,
     load_catalog,
 )
+from agentic.runner.progress import QUIET, Progress
 from agentic.runner.run import RunConfig, RunResult, run_adapters
 from agentic.runner.schedule import build_schedule
 from agentic.scoring.promotion import ScoredPair, evaluate_promotion
@@ -51,6 +52,8 @@ class LaneRequest:
     index_cache: Path | None = None
     out: Path | None = None
     write: bool = False
+    # Replace a previous report of another lane at the output (never other content).
+    force: bool = False
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
 
 
@@ -59,9 +62,12 @@ class LaneOutcome:
     report: BenchmarkReport
     markdown: str
     exit_code: int
+    # The folder that holds this run's report: freshly staged, or (``reproduced``) the committed
+    # baseline whose results this run reproduced, its artifacts kept byte for byte.
     written_to: Path | None
     failure: str | None = None  # why an adapter could not be prepared (then nothing is written)
     harness_error: str | None = None  # else: which adapter hit a harness error after preparing
+    reproduced: bool = False  # --write found the committed baseline's resultsFingerprint
 
 
 def preparation_failure(report: BenchmarkReport) -> str | None:
@@ -146,6 +152,7 @@ def _target(
     schedule_tasks: tuple[str, ...],
     adapters: tuple[str, ...],
 ) -> Path | None:
+    target: Path | None = request.out
     if request.write:
         lane = catalog.baseline_lane(
             agent=request.agent,
@@ -157,8 +164,10 @@ def _target(
         root = repo_root()
         if root is None:
             raise ContractError("unsafe_baseline_write", "--write needs a source checkout")
-        return root / "baselines" / lane.folder
-    return request.out
+        target = root / "baselines" / lane.folder
+    if target is not None:
+        check_output(target)  # a link, a file or foreign content: refused before the run
+    return target
 
 
 def _check_promotion(catalog: Catalog, pair: tuple[str, str] | None) -> None:
@@ -207,9 +216,16 @@ def _isolation(catalog: Catalog, adapter_ids: tuple[str, ...]) -> Isolation | No
         raise ContractError("sandbox_unavailable", str(exc)) from None
 
 
-def execute_lane(
-    request: LaneRequest, *, progress: Callable[[str], None] = lambda message: None
-) -> LaneOutcome:
+def _page(report: BenchmarkReport, fixture: Fixture) -> bytes:
+    """report.html, written beside the artifacts. Imported here, not at the top: matplotlib is
+    loaded only by a run that writes its report."""
+    from agentic.report.html import render_html
+    from agentic.scoring.task_facts import task_facts
+
+    return render_html(report, task_facts(fixture))
+
+
+def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOutcome:
     catalog = request.catalog or load_catalog()
     agent_entry = catalog.agent(request.agent)
     _check_promotion(catalog, request.promote)
@@ -276,10 +292,22 @@ def execute_lane(
         promotion_heading=_promotion_heading(catalog, request.promote),
         extra_markdown=_beside_authoritative(report, target),
     )
+    if target is not None:
+        files["report.html"] = _page(report, fixture)
     failed = preparation_failure(report)
+    reproduced = False
     if target is not None and failed is None:
-        write_artifacts(target, files)
-        progress(f"wrote {target}")
+        # A baseline whose results reproduce the committed ones keeps those files untouched.
+        written = write_artifacts(
+            target,
+            files,
+            force=request.force,
+            keep_reproduced=report.resultsFingerprint if request.write else None,
+        )
+        reproduced = written == "reproduced"
+        progress.note(
+            f"reproduced {report.resultsFingerprint}" if reproduced else f"wrote {target}"
+        )
     return LaneOutcome(
         report=report,
         markdown=files["report.md"].decode("utf-8"),
@@ -287,4 +315,5 @@ def execute_lane(
         written_to=target if failed is None else None,
         failure=failed,
         harness_error=None if failed is not None else harness_failure(report),
+        reproduced=reproduced,
     )

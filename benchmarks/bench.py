@@ -552,6 +552,42 @@ def bench_input_memory() -> None:
                    higher_is_better=False)  # fmt: skip
 
 
+VIEW_SECONDS_TARGET = 5.0
+PAGE_MIB_TARGET = 10.0
+RENDER_SECONDS_TARGET = 3.0
+VIEW_RUNS = 3
+
+
+def bench_report_html() -> None:
+    """`agentic view` over the 576-pair local-model baseline: the wall time of building the page
+    (median of VIEW_RUNS), the page's size, and headless Chromium's wall time to load it, run its
+    scripts and dump the DOM (browser start-up included)."""
+    from tests.support.chromium import chromium, open_page
+
+    print("report-html: agentic view on the 576-pair local-model report, then Chromium")
+    source = Path("baselines/optional/local-model")
+    with _workdir() as work:
+        page = work / "report.html"
+        walls = []
+        for _ in range(VIEW_RUNS):
+            argv = [*_agentic_command(), "view", str(source), "--out", str(page)]
+            code, wall, _ = _measured_run(argv, work / "stderr")
+            if code != 0:
+                print(f"  agentic view exited {code}: {(work / 'stderr').read_text()[-500:]}")
+                return
+            walls.append(wall)
+        report("agentic view (median)", statistics.median(walls), "s", VIEW_SECONDS_TARGET,
+               higher_is_better=False)  # fmt: skip
+        size = page.stat().st_size / (1024 * 1024)
+        report("report.html size", size, "MiB", PAGE_MIB_TARGET, higher_is_better=False)
+        if chromium() is None:
+            print("  chromium not installed (nox -s system-packages): render not measured")
+            return
+        renders = [open_page(page, work / f"browser-{n}").seconds for n in range(VIEW_RUNS)]
+        report("chromium load + scripts + DOM (median)", statistics.median(renders), "s",
+               RENDER_SECONDS_TARGET, higher_is_better=False)  # fmt: skip
+
+
 SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
@@ -563,6 +599,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "container": bench_container,
     "mutants": bench_mutants,
     "input-memory": bench_input_memory,
+    "report-html": bench_report_html,
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agentic.cli import main
+from agentic.fixture.loader import Fixture
 from agentic.tools import tool_definitions
 from tests.support import documents as docs
 from tests.support.reports import resealed
@@ -292,3 +293,51 @@ def test_the_installed_command_fails_with_one_line_and_exit_2(tmp_path: Path) ->
     assert done.stderr == (
         f"agentic: duplicate_key: {path}: duplicate key 'schemaVersion' at /schemaVersion\n"
     )
+
+
+def _ranking_into(
+    capsys: pytest.CaptureFixture[str], fixture: Path, adapter: str, report: Path, *extra: str
+) -> tuple[int, str]:
+    code = main(
+        [
+            "ranking",
+            "--fixture",
+            str(fixture),
+            "--adapter",
+            adapter,
+            "--report",
+            str(report),
+            "--quiet",
+            *extra,
+        ]
+    )
+    return code, capsys.readouterr().err
+
+
+def test_ranking_refuses_a_report_folder_of_other_adapters_until_forced(
+    tmp_path: Path, tiny_fixture_with_goldens: Fixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixture, report = tiny_fixture_with_goldens.root, tmp_path / "report"
+    assert _ranking_into(capsys, fixture, "lexical", report)[0] == 0
+    before = {p.name: p.read_bytes() for p in report.iterdir()}
+
+    code, err = _ranking_into(capsys, fixture, "capsule", report)
+
+    assert_one_line_error(code, err, "output_holds_another_report: ")
+    assert "(adapters lexical)" in err and "(adapters capsule)" in err and "--force" in err
+    assert {p.name: p.read_bytes() for p in report.iterdir()} == before
+    assert _ranking_into(capsys, fixture, "capsule", report, "--force")[0] == 0
+    assert "run.capsule.default.trec" in {p.name for p in report.iterdir()}
+
+
+def test_ranking_force_never_replaces_a_folder_holding_a_foreign_file(
+    tmp_path: Path, tiny_fixture_with_goldens: Fixture, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report"
+    report.mkdir()
+    (report / "notes.txt").write_bytes(b"mine\n")
+
+    code, err = _ranking_into(capsys, tiny_fixture_with_goldens.root, "lexical", report, "--force")
+
+    assert_one_line_error(code, err, "unsafe_output_path: ")
+    assert [p.name for p in report.iterdir()] == ["notes.txt"]

@@ -4,12 +4,11 @@ argparse turns into a usage error: exit 2, one line), the baselines root and the
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from agentic.contract.errors import ContractError
 from agentic.resources import repo_root
+from agentic.runner.progress import Progress, progress_for
 
 
 def csv_items(value: str) -> tuple[str, ...]:
@@ -61,8 +60,8 @@ def baselines_root(given: Path | None, *, code: str, needs: str) -> Path:
     return root / "baselines"
 
 
-def progress_printer(quiet: bool) -> Callable[[str], None]:
-    """Progress on stderr, one ``agentic: ...`` line a message; nothing when ``quiet``."""
-    if quiet:
-        return lambda message: None
-    return lambda message: print(f"agentic: {message}", file=sys.stderr, flush=True)
+def progress_printer(quiet: bool) -> Progress:
+    """Progress on stderr: ``agentic: ...`` notes, and for a lane a live pair counter with ETA
+    (stderr a terminal) or one line per finished cohort (not); nothing when ``quiet``. Commands
+    that only report steps (ranking, generation) use its ``note``."""
+    return progress_for(quiet)

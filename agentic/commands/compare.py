@@ -63,6 +63,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--baselines", type=Path, default=None, help="baselines root (default: checkout's)"
     )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        default=None,
+        metavar="OUT",
+        help="also write an HTML page of the comparison: flipped pairs, noise tests, metrics",
+    )
     parser.set_defaults(func=handle)
 
 
@@ -86,6 +93,7 @@ def _promotion_root(args: argparse.Namespace) -> Path:
 def handle(args: argparse.Namespace) -> int:
     from agentic.compare import (
         baseline_target,
+        compare_page,
         compare_reports,
         failed,
         load_report,
@@ -93,6 +101,8 @@ def handle(args: argparse.Namespace) -> int:
         render_changes,
         write_baseline,
     )
+    from agentic.report.compare_page import render_compare_html
+    from agentic.report.html_file import check_page_target, write_page
 
     paths: list[Path] = args.reports
     if len(paths) > 2:
@@ -117,8 +127,13 @@ def handle(args: argparse.Namespace) -> int:
         if args.promote
         else None
     )
+    if args.html is not None:
+        check_page_target(args.html)
     changes = compare_reports(base, new, args.tolerance)
     sys.stdout.write(render_changes(base, new, changes, args.tolerance))
+    if args.html is not None:
+        write_page(args.html, render_compare_html(compare_page(base, new, changes, args.tolerance)))
+        print(f"agentic: wrote {args.html}", file=sys.stderr)
     if failed(changes):
         return EXIT_GATE_FAILED
     if target is not None:

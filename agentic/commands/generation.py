@@ -50,6 +50,12 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=positive_int, default=5, help="chunks injected in e2e mode")
     parser.add_argument("--limit", type=positive_int, default=None, help="first N goldens by id")
     parser.add_argument("--report", type=Path, default=None, help="write the report(s) here")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a previous report of another model (or kind) at --report "
+        "(never a folder holding anything else)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -112,18 +118,21 @@ def generation_report(
 def handle(args: argparse.Namespace) -> int:
     from agentic.generation.report import render_text, report_bytes
     from agentic.report.artifacts import write_artifacts
+    from agentic.report.output_dir import check_output
     from agentic.runner.catalog import load_catalog
 
+    if args.report is not None:
+        check_output(args.report)  # a link, a file or foreign content: refused before the run
     fixture, goldens = load_inputs(args)
     settings = settings_from(args)
     catalog = load_catalog(tuple(args.backend))
     report = generation_report(
-        fixture, goldens, args.model, settings, progress_printer(args.quiet), catalog=catalog
+        fixture, goldens, args.model, settings, progress_printer(args.quiet).note, catalog=catalog
     )
     text = render_text(report, verbose=args.verbose)
     sys.stdout.write(text)
     if args.report is not None:
         files = {"generation.json": report_bytes(report), "generation.txt": text.encode("utf-8")}
-        write_artifacts(args.report, files)
+        write_artifacts(args.report, files, force=args.force)
         print(f"agentic: wrote {args.report}", file=sys.stderr)
     return 0

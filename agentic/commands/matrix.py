@@ -93,10 +93,13 @@ def matrix_text(reports: list[dict[str, Any]]) -> str:
 def handle(args: argparse.Namespace) -> int:
     from agentic.generation.report import report_bytes
     from agentic.report.artifacts import write_artifacts
+    from agentic.report.output_dir import check_output
     from agentic.runner.catalog import load_catalog
 
+    if args.report is not None:
+        check_output(args.report)  # a link, a file or foreign content: refused before the run
     models = args.models if args.models is not None else default_models()
-    progress = progress_printer(args.quiet)
+    progress = progress_printer(args.quiet).note
     fixture, goldens = load_inputs(args)
     settings = settings_from(args)
     catalog = load_catalog(tuple(args.backend))
@@ -110,6 +113,6 @@ def handle(args: argparse.Namespace) -> int:
         files = {"matrix.txt": text.encode("utf-8")}
         for report in reports:
             files[f"generation.{file_slug(report['model']['id'])}.json"] = report_bytes(report)
-        write_artifacts(args.report, files)
+        write_artifacts(args.report, files, force=args.force)
         print(f"agentic: wrote {args.report}", file=sys.stderr)
     return 0

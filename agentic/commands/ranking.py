@@ -68,6 +68,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--ablate", action="store_true", help="also run with rerank/expand off")
     parser.add_argument("--verbose", action="store_true", help="show every miss")
     parser.add_argument("--report", type=Path, default=None, help="write the report here")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a previous report of other adapters (or another kind) at --report "
+        "(never a folder holding anything else)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument(
         "--gate", action="store_true", help="compare with the committed baseline of this fixture"
@@ -128,10 +134,13 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.ranking.trec import export_files
     from agentic.report.artifacts import write_artifacts
+    from agentic.report.output_dir import check_output
     from agentic.runner.catalog import load_catalog
 
     if args.tolerance is not None and not args.gate:
         raise ContractError("invalid_cli_option", "--tolerance applies only with --gate")
+    if args.report is not None:
+        check_output(args.report)  # a link, a file or foreign content: refused before the run
     fixture = load_fixture(args.fixture or default_fixture_dir())
     goldens = load_goldens(fixture, args.goldens).select(args.tag)
     if not goldens.goldens:
@@ -145,15 +154,14 @@ def handle(args: argparse.Namespace) -> int:
     )
     catalog = load_catalog(tuple(args.backend))
     adapters = args.adapter if args.adapter is not None else catalog.default_adapters
-    run = run_ranking(
-        fixture, goldens, adapters, settings, catalog=catalog, progress=progress_printer(args.quiet)
-    )
+    note = progress_printer(args.quiet).note
+    run = run_ranking(fixture, goldens, adapters, settings, catalog=catalog, progress=note)
     report = report_json(run)
     text = render_text(report, verbose=args.verbose)
     sys.stdout.write(text)
     if args.report is not None:
         files = {"ranking.json": report_bytes(report), "ranking.txt": text.encode("utf-8")}
         files.update({name: body.encode("utf-8") for name, body in export_files(report).items()})
-        write_artifacts(args.report, files)
+        write_artifacts(args.report, files, force=args.force)
         print(f"agentic: wrote {args.report}", file=sys.stderr)
     return gate(report, args) if args.gate else EXIT_OK

@@ -69,7 +69,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--out", type=Path, default=None, help="write the artifacts here")
     parser.add_argument("--write", action="store_true", help="write the lane's baseline")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a previous report of another lane at --out or --write "
+        "(never a folder holding anything else)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress (pair counter, cohort lines) on stderr"
+    )
     parser.set_defaults(func=handle)
 
 
@@ -118,6 +126,7 @@ def handle(args: argparse.Namespace) -> int:
         index_cache=args.index_cache,
         out=args.out,
         write=args.write,
+        force=args.force,
         catalog=catalog,
         **_lane_settings(args, catalog),
     )

@@ -22,14 +22,15 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.commands.argtypes import baselines_root, csv_items, positive_int, progress_printer
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.resources import default_fixture_dir
+from agentic.runner.progress import QUIET, Progress
 
 if TYPE_CHECKING:
     from agentic.compare import LoadedReport
@@ -42,8 +43,6 @@ SMOKE_ONLY = ("adapter", "task", "lifecycle", "repeats", "allow_other_build")
 OTHER_BUILD = (
     "the run's model fingerprint (its llama.cpp build) is not one the committed lane holds"
 )
-
-Progress = Callable[[str], None]
 
 
 def register(subparsers: Any) -> None:
@@ -61,7 +60,9 @@ def register(subparsers: Any) -> None:
         "--out", type=Path, default=None, help="keep the run here (smoke: DIR, DIR-2, ...)"
     )
     parser.add_argument("--summary", type=Path, default=None, help="write the verdicts as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress (pair counter, cohort lines) on stderr"
+    )
     smoke = parser.add_argument_group("smoke", "a short subset of one lane, run repeatedly")
     smoke.add_argument("--smoke", action="store_true", help="run a subset, compare receipts")
     smoke.add_argument("--adapter", type=csv_items, default=None, help="adapters of the lane")
@@ -154,7 +155,7 @@ class Plan:
     fixture_dir: Path
     catalog: Catalog
     out: Path | None
-    progress: Progress = field(default=lambda message: None)
+    progress: Progress = QUIET
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -246,7 +247,7 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
 def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> Verdict:
     """``rescored``: the committed report re-scored by the current scorer (pairs, changes)."""
     lane = committed.lane
-    plan.progress(f"verify: rerunning {lane.name}")
+    plan.progress.note(f"verify: rerunning {lane.name}")
     with tempfile.TemporaryDirectory(prefix="agentic-verify-") as scratch:
         out = plan.out or Path(scratch) / "run"
         run_into(replace(lane_request(plan, lane), out=out), lane.name, plan.progress)
@@ -330,7 +331,7 @@ def smoke(
         folders = smoke_folders(plan.out, Path(scratch), repeats)
         fingerprints = []
         for index, folder in enumerate(folders, start=1):
-            plan.progress(f"verify: {lane.name} smoke run {index}/{repeats}")
+            plan.progress.note(f"verify: {lane.name} smoke run {index}/{repeats}")
             run_into(replace(request, out=folder), lane.name, plan.progress)
             valid_report(folder / "report.json")
             fingerprints.append(read_results_fingerprint(folder / "canonical.json"))

@@ -683,6 +683,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the oracle adapter has no hidden oracle for the task",
     ),
     ErrorCode(
+        "output_holds_another_report",
+        None,
+        True,
+        "the output folder holds a previous report of another lane, kind or model; --force "
+        "replaces it",
+    ),
+    ErrorCode(
         "pair_not_in_base",
         None,
         True,
@@ -962,6 +969,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         True,
         "--write or --promote refused: no source checkout, not every task and both "
         "lifecycles, or not a named lane",
+    ),
+    ErrorCode(
+        "unsafe_output_path",
+        None,
+        True,
+        "an output path is a link, a file, or a folder holding anything but a previous report "
+        "of the kit: refused, nothing written or removed (--force does not apply)",
     ),
     ErrorCode(
         "warm_cohort_corrupted",

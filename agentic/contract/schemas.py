@@ -257,8 +257,16 @@ def load_document(name: str, document: object, *, source: str) -> ContractModel:
     errors = schema_errors(checked, document, limit=LOAD_ERROR_LIMIT)
     if errors:
         raise ContractError("schema_violation", f"{source}: {errors[0]}")
+    return load_model(checked, document, source=source)
+
+
+def load_model(name: str, document: dict[str, Any], *, source: str) -> ContractModel:
+    """The closed model alone, without the JSON Schema pass: for a reader that only renders a
+    document the kit wrote (``agentic view``), where the schema pass would dominate its time on
+    a large report. The models are closed too (``extra="forbid"``, strict types), so a document
+    they accept has every field the report needs; ``agentic validate`` is the full check."""
     try:
-        return MODELS[checked].model_validate(document)
+        return MODELS[_checked_name(name)].model_validate(document)
     except ModelValidationError as exc:
         raise ContractError("schema_violation", f"{source}: {_model_error(exc)}") from None
 

@@ -11,6 +11,13 @@ is refused with ``artifact_target_busy``. So whatever stage or backup the lock h
 the target was left by a writer that no longer holds the lock (it was killed), and recovery may
 remove it. A write that fails while staging (a full disk, say) removes its own stage; the previous
 set is never touched before the swap.
+
+Under the lock, before anything is staged, the target must be missing, empty or a previous report
+of the kit of the same identity (``agentic/report/output_dir.py``): anything else is refused and
+left as it is, and another lane's report is replaced only with ``force``. The folder and files
+swapped in have the permissions a plain ``mkdir`` and ``open`` give (0755 and 0644 under umask
+022). A baseline rewrite whose results reproduce the committed ones (``keep_reproduced``) keeps
+the committed artifacts byte for byte and only rewrites the companions (``report.html``).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import secrets
 import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
@@ -32,13 +39,25 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.report.assemble import projection
 from agentic.report.markdown import DEFAULT_PROMOTION_HEADING, render_markdown
-
-ARTIFACT_NAMES: tuple[str, ...] = (
-    "report.json",
-    "canonical.json",
-    "observations.json",
-    "report.md",
+from agentic.report.output_dir import (
+    LANE_ARTIFACTS,
+    LANE_COMPANIONS,
+    TEMP_PREFIX,
+    PreviousReport,
+    check_folder_path,
+    check_replaceable,
+    files_identity,
+    is_temp,
+    previous_report,
+    replace_file,
 )
+
+# The committed artifacts of a lane report, and the companions written beside them (never
+# committed; a reproduced baseline rewrites only these). Both are defined in output_dir.py, which
+# recognizes a previous report by its names.
+ARTIFACT_NAMES: tuple[str, ...] = LANE_ARTIFACTS
+COMPANION_NAMES: tuple[str, ...] = LANE_COMPANIONS
+Written = Literal["written", "reproduced"]
 STAGE_PREFIX = ".agentic-stage-"
 LOCK_PREFIX = ".agentic-lock-"
 BACKUP_SUFFIX = ".agentic-previous"
@@ -187,7 +206,9 @@ def _recover(target: Path) -> None:
 def _new_stage(target: Path) -> Path:
     token = secrets.token_hex(_STAGE_TOKEN_BYTES)
     staging = target.with_name(f"{STAGE_PREFIX}{target.name}-{token}")
-    staging.mkdir(mode=0o700)
+    # A plain mkdir: the folder swapped in gets the permissions any new folder gets (0755 under
+    # umask 022), as its files get those of a plain open (0644).
+    staging.mkdir()
     return staging
 
 
@@ -217,9 +238,53 @@ def _swap(staging: Path, target: Path) -> None:
     shutil.rmtree(backup)
 
 
-def _write_locked(target: Path, files: Mapping[str, bytes]) -> None:
+def _reproduces(previous: PreviousReport | None, fingerprint: str | None) -> bool:
+    """Whether ``previous`` is a complete lane report with results ``fingerprint``."""
+    return (
+        fingerprint is not None
+        and previous is not None
+        and previous.kind.name == "lane"
+        and all(name in previous.names for name in ARTIFACT_NAMES)
+        and previous.results_fingerprint == fingerprint
+    )
+
+
+def _write_companions(target: Path, files: Mapping[str, bytes]) -> None:
+    """Keep the committed artifacts of ``target``; (re)write the companions among ``files``
+    whose bytes differ. Our temp files left by a killed rewrite are removed (we hold the lock)."""
+    names = frozenset(files)
+    try:
+        for path in target.iterdir():
+            if path.name.startswith(TEMP_PREFIX) and is_temp(path.name):
+                path.unlink(missing_ok=True)
+        for name in COMPANION_NAMES:
+            if name not in names:
+                continue
+            data = files[name]
+            current = target / name
+            if current.is_file() and current.read_bytes() == data:
+                continue
+            replace_file(target, name, data)
+        _fsync_dir(target)
+    except OSError as exc:
+        raise ContractError("artifact_write_failed", f"cannot write into {target}: {exc}") from None
+
+
+def _write_locked(
+    target: Path, files: Mapping[str, bytes], *, force: bool, keep_reproduced: str | None
+) -> Written:
+    new = files_identity(files)
+    check_folder_path(target)  # a link or a file is refused before recovery could touch it
     try:
         _recover(target)
+    except OSError as exc:
+        raise ContractError("artifact_write_failed", f"cannot stage {target}: {exc}") from None
+    previous = previous_report(target)
+    check_replaceable(target, previous, new, force=force)
+    if _reproduces(previous, keep_reproduced):
+        _write_companions(target, files)
+        return "reproduced"
+    try:
         staging = _new_stage(target)
     except OSError as exc:
         raise ContractError("artifact_write_failed", f"cannot stage {target}: {exc}") from None
@@ -237,12 +302,28 @@ def _write_locked(target: Path, files: Mapping[str, bytes]) -> None:
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise ContractError("artifact_write_failed", f"cannot replace {target}: {exc}") from None
+    return "written"
 
 
-def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
+def write_artifacts(
+    target: Path,
+    files: Mapping[str, bytes],
+    *,
+    force: bool = False,
+    keep_reproduced: str | None = None,
+) -> Written:
     """Replace ``target`` with exactly ``files``; on failure the previous set is untouched.
 
-    ContractError ``artifact_target_busy`` when another process is writing the same target.
+    Refused before anything is staged (ContractError): ``artifact_target_busy`` when another
+    process is writing the same target; ``unsafe_output_path`` when the target is a link, a file
+    or a folder holding anything but a previous report of the kit (never removed, even with
+    ``force``); ``output_holds_another_report`` when it holds a previous report of another
+    identity (another lane, kind or model) and ``force`` is not given.
+
+    ``keep_reproduced``: a ``resultsFingerprint``. When the target already holds a complete lane
+    report with exactly these results, its committed artifacts are kept byte for byte (mtime
+    too), only the companions among ``files`` (``report.html``) are rewritten, and the result is
+    ``"reproduced"``; otherwise everything is staged and swapped in (``"written"``).
     """
     target = target.absolute()
     try:
@@ -251,7 +332,7 @@ def write_artifacts(target: Path, files: Mapping[str, bytes]) -> None:
     except OSError as exc:
         raise ContractError("artifact_write_failed", f"cannot lock {target}: {exc}") from None
     try:
-        _write_locked(target, files)
+        return _write_locked(target, files, force=force, keep_reproduced=keep_reproduced)
     finally:
         _release(target, fd)
 

@@ -40,7 +40,7 @@ def _table(header: tuple[str, ...], rows: Iterable[tuple[str, ...]]) -> list[str
     return lines
 
 
-def _cohorts(report: BenchmarkReport) -> dict[Cohort, list[Item]]:
+def cohorts(report: BenchmarkReport) -> dict[Cohort, list[Item]]:
     groups: dict[Cohort, list[Item]] = defaultdict(list)
     for receipt, score in zip(report.receipts, report.scores, strict=True):
         groups[(receipt.canonical.adapterId, receipt.canonical.lifecycle)].append((receipt, score))
@@ -52,7 +52,7 @@ def _cohorts(report: BenchmarkReport) -> dict[Cohort, list[Item]]:
 PAIRWISE_LOSS = "pairwise_accuracy_loss:"
 
 
-def _promotion_uncertainty(promotion: Promotion) -> str:
+def promotion_uncertainty(promotion: Promotion) -> str:
     """One informational line: the two success rates with Wilson intervals and the exact paired
     test over the gate's pairs. Only when every pair counted in the rates (then both rates are
     over ``pairCount``); the verdict itself never depends on it."""
@@ -80,7 +80,7 @@ def _promotion_lines(promotion: Promotion | None) -> list[str]:
     lines = [f"Verdict: **{verdict}** over {promotion.pairCount} pairs.", ""]
     for name, value in promotion.metrics.to_json().items():
         lines.append(f"- {name}: {_number(value)}")
-    lines += ["", _promotion_uncertainty(promotion)]
+    lines += ["", promotion_uncertainty(promotion)]
     if promotion.failures:
         lines.append("")
         lines.append("Failures:")
@@ -97,9 +97,9 @@ def _rate_cell(successes: int, scored: int) -> str:
     return f"{successes / scored:.3f} {wilson_interval(successes, scored).text()}"
 
 
-def _cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
+def cohort_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
-    for (adapter, lifecycle), items in _cohorts(report).items():
+    for (adapter, lifecycle), items in cohorts(report).items():
         canon = [r.canonical for r, _ in items]
         scores = [s.score for _, s in items]
         scored = sum(1 for s in scores if s.scored)
@@ -165,7 +165,7 @@ def _merged(by_lifecycle: dict[str, str], lifecycles: list[str]) -> str:
 def _grid_rows(report: BenchmarkReport, by_trial: bool) -> tuple[list[str], list[tuple[str, ...]]]:
     """The adapters (columns) and one row per task (and trial)."""
     cells: dict[tuple[str, ...], dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
-    for (adapter, lifecycle), items in _cohorts(report).items():
+    for (adapter, lifecycle), items in cohorts(report).items():
         for item in items:
             canon = item[0].canonical
             row = (canon.taskId, canon.trialId) if by_trial else (canon.taskId,)
@@ -217,7 +217,7 @@ TIMING_LEGEND = (
 
 def _timing_rows(report: BenchmarkReport) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
-    for (adapter, lifecycle), items in _cohorts(report).items():
+    for (adapter, lifecycle), items in cohorts(report).items():
         timings = [r.observations.timings for r, _ in items]
         cells = [_timing_cell([getattr(t, name) for t in timings]) for name in TIMING_FIELDS]
         rows.append((adapter, lifecycle, *cells))
@@ -269,7 +269,7 @@ def render_markdown(
         "",
         "## Cohort accounting",
         "",
-        *_table(COHORT_HEADER, _cohort_rows(report)),
+        *_table(COHORT_HEADER, cohort_rows(report)),
         "",
         "## Tasks",
         "",
@@ -324,7 +324,7 @@ def _median_ms(timings: list[Timing]) -> str:
 
 def _beside_rows(report: BenchmarkReport, source: str) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
-    for (adapter, lifecycle), items in _cohorts(report).items():
+    for (adapter, lifecycle), items in cohorts(report).items():
         canon = [r.canonical for r, _ in items]
         timings = [r.observations.timings for r, _ in items]
         rows.append(

@@ -9,7 +9,7 @@ unknown excludes every remaining pair explicitly.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 
 from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetInfo
@@ -139,86 +139,94 @@ def _model_load(ctx: CohortContext, reset: ResetInfo, agent: AgentSession) -> Ti
     return Timing.measured(agent_ms + (adapter_ms or 0.0))
 
 
-def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
-    receipts = []
+def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None]:
+    """The cold cohort's receipts, each as soon as its pair has finished."""
     limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
     for pair, task in ctx.pairs("cold"):
-        started = time.perf_counter()
-        session: AdapterSession | None = None
-        agent_session: AgentSession | None = None
+        yield _cold_pair(ctx, pair, task, limits)
+
+
+def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
+    return list(cold_receipts(ctx))
+
+
+def _cold_pair(
+    ctx: CohortContext, pair: PairIdentity, task: AgentTask, limits: TrialLimits
+) -> TrajectoryReceipt:
+    started = time.perf_counter()
+    session: AdapterSession | None = None
+    agent_session: AgentSession | None = None
+    try:
         try:
-            try:
-                session = _attach(ctx)
-                reset = session.reset(task, readiness_probe=False, timeout_s=ctx.timeout_s)
-                startup_ms = (time.perf_counter() - started) * 1000
-                agent = ctx.agent_factory()
-                agent_session = agent.open(task, tool_definitions(), seed=pair.seed)
-            except Exception as exc:
-                receipts.append(
-                    ctx.harness_receipt(pair, task, "cold_trial_setup_failed", repr(exc))
-                )
-                continue
-            outcome = run_trial(agent_session, session, task, limits, ctx.executor)
-            model_load = _model_load(ctx, reset, agent_session)
-            startup = Timing.measured(startup_ms)
-            receipts.append(
-                ctx.trial_receipt(pair, task, agent, outcome, (startup, model_load, started))
-            )
-        finally:
-            if agent_session is not None:
-                agent_session.close()
-            if session is not None:
-                session.close()
-    return receipts
+            session = _attach(ctx)
+            reset = session.reset(task, readiness_probe=False, timeout_s=ctx.timeout_s)
+            startup_ms = (time.perf_counter() - started) * 1000
+            agent = ctx.agent_factory()
+            agent_session = agent.open(task, tool_definitions(), seed=pair.seed)
+        except Exception as exc:
+            return ctx.harness_receipt(pair, task, "cold_trial_setup_failed", repr(exc))
+        outcome = run_trial(agent_session, session, task, limits, ctx.executor)
+        model_load = _model_load(ctx, reset, agent_session)
+        startup = Timing.measured(startup_ms)
+        return ctx.trial_receipt(pair, task, agent, outcome, (startup, model_load, started))
+    finally:
+        if agent_session is not None:
+            agent_session.close()
+        if session is not None:
+            session.close()
 
 
-def run_warm(ctx: CohortContext) -> list[TrajectoryReceipt]:
+def warm_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None]:
+    """The warm cohort's receipts, each as soon as its pair has finished (or been excluded)."""
     limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
     pairs = list(ctx.pairs("warm"))
     try:
         session = _attach(ctx)
     except Exception as exc:
-        return [ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs]
-    receipts: list[TrajectoryReceipt] = []
+        yield from [
+            ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs
+        ]
+        return
     try:
         try:
             session.reset(ctx.tasks[0], readiness_probe=True, timeout_s=ctx.timeout_s)
             agent = ctx.agent_factory()
         except Exception as exc:
-            return [
+            yield from [
                 ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs
             ]
+            return
         corrupted: str | None = None
         warm_state = Timing.unavailable(WARM_STATE_REASON)
         for pair, task in pairs:
             if corrupted is not None:
-                receipts.append(
-                    ctx.harness_receipt(pair, task, "warm_cohort_corrupted", f"after {corrupted}")
-                )
+                yield ctx.harness_receipt(pair, task, "warm_cohort_corrupted", f"after {corrupted}")
                 continue
             try:
                 session.reset(task, readiness_probe=False, timeout_s=ctx.timeout_s)
             except Exception as exc:
                 corrupted = "reset_failed"
-                receipts.append(ctx.harness_receipt(pair, task, "warm_cohort_corrupted", repr(exc)))
+                yield ctx.harness_receipt(pair, task, "warm_cohort_corrupted", repr(exc))
                 continue
             started = time.perf_counter()
             try:
                 agent_session = agent.open(task, tool_definitions(), seed=pair.seed)
             except Exception as exc:
-                receipts.append(
-                    ctx.harness_receipt(pair, task, "warm_trial_setup_failed", repr(exc))
-                )
+                yield ctx.harness_receipt(pair, task, "warm_trial_setup_failed", repr(exc))
                 continue
             try:
                 outcome = run_trial(agent_session, session, task, limits, ctx.executor)
             finally:
                 agent_session.close()
-            receipts.append(
-                ctx.trial_receipt(pair, task, agent, outcome, (warm_state, warm_state, started))
+            receipt = ctx.trial_receipt(
+                pair, task, agent, outcome, (warm_state, warm_state, started)
             )
             if outcome.corrupts_cohort and outcome.failure is not None:
                 corrupted = outcome.failure.code
+            yield receipt
     finally:
         session.close()
-    return receipts
+
+
+def run_warm(ctx: CohortContext) -> list[TrajectoryReceipt]:
+    return list(warm_receipts(ctx))

@@ -10,6 +10,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.index_cache import prepare_cached
-from agentic.runner.lifecycles import CohortContext, run_cold, run_warm
+from agentic.runner.lifecycles import CohortContext, cold_receipts, warm_receipts
+from agentic.runner.progress import QUIET, Progress
 from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints
 from agentic.runner.redaction import redact_secrets
 from agentic.runner.schedule import Schedule
@@ -55,7 +57,8 @@ class RunConfig:
     # Adapters whose one-call bundles are replayed from a fresh preparation (catalog-declared).
     replay_adapters: frozenset[str] = frozenset()
     index_cache: Path | None = None
-    progress: Callable[[str], None] = lambda message: None
+    # Shown on stderr as the run goes (a pair counter, cohort lines); never part of a report.
+    progress: Progress = QUIET
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ def _run_adapter(
     tasks = tuple(config.fixture.task(t) for t in config.schedule.task_ids)
     adapter = config.adapter_factory(adapter_id)
     root = Path(tempfile.mkdtemp(prefix=f"{adapter_id}-", dir=work))
-    config.progress(f"prepare {adapter_id}")
+    config.progress.note(f"prepare {adapter_id}")
     started = time.perf_counter()
     try:
         prepared = _prepare(config, adapter, root, fresh=fresh)
@@ -164,9 +167,10 @@ def _run_adapter(
         # Often a product's stderr: no credentials or names in the report, but the paths stay
         # (this reason is also the lane's one line on stderr, for the person fixing the setup).
         message = redact_secrets(f"{type(exc).__name__}: {exc}")
+        failed = _failed_preparation(config, adapter, tasks, message)
+        config.progress.advance(len(failed))
         return _AdapterRun(
-            _preparation_record(adapter_id, snapshot.fingerprint, None, message),
-            _failed_preparation(config, adapter, tasks, message),
+            _preparation_record(adapter_id, snapshot.fingerprint, None, message), failed
         )
     elapsed = (time.perf_counter() - started) * 1000
     preparation = Timing.measured(prepared.preparation_ms or elapsed)
@@ -185,8 +189,13 @@ def _run_adapter(
     )
     receipts: list[TrajectoryReceipt] = []
     for lifecycle in config.schedule.lifecycles:
-        config.progress(f"{adapter_id} {lifecycle} cohort")
-        receipts.extend(run_cold(ctx) if lifecycle == "cold" else run_warm(ctx))
+        config.progress.cohort(f"{adapter_id} {lifecycle} cohort")
+        cohort = cold_receipts(ctx) if lifecycle == "cold" else warm_receipts(ctx)
+        with closing(cohort):
+            for receipt in cohort:
+                receipts.append(receipt)
+                config.progress.advance()
+        config.progress.cohort_done()
     return _AdapterRun(
         _preparation_record(adapter_id, snapshot.fingerprint, prepared, None), receipts
     )
@@ -243,6 +252,14 @@ def _replay_sort_key(replay: CapsuleReplay) -> tuple[str, str, str, str]:
     return (replay.adapterId, replay.taskId, replay.trialId, replay.lifecycle)
 
 
+def planned_pairs(config: RunConfig) -> int:
+    """Every pair this run will attempt: the schedule's, plus each replayed adapter's again."""
+    schedule = config.schedule
+    replayed = sum(1 for a in schedule.adapter_ids if a in config.replay_adapters)
+    per_adapter = schedule.attempted_pairs // len(schedule.adapter_ids)
+    return schedule.attempted_pairs + replayed * per_adapter
+
+
 def run_adapters(config: RunConfig) -> RunResult:
     preparations: list[Preparation] = []
     receipts: list[TrajectoryReceipt] = []
@@ -250,18 +267,20 @@ def run_adapters(config: RunConfig) -> RunResult:
     executor = BoundedExecutor()
     work = Path(tempfile.mkdtemp(prefix="agentic-run-"))
     try:
+        config.progress.begin(planned_pairs(config))
         replayed: list[CapsuleReplay] = []
         for adapter_id in config.schedule.adapter_ids:
             run = _run_adapter(config, adapter_id, work, executor)
             preparations.append(run.preparation)
             receipts.extend(run.receipts)
             if adapter_id in config.replay_adapters:
-                config.progress(f"{adapter_id} replay from a fresh preparation")
+                config.progress.note(f"{adapter_id} replay from a fresh preparation")
                 # The replay never reuses a cached index: it proves preparation itself is stable.
                 again = _run_adapter(config, adapter_id, work, executor, fresh=True)
                 replayed.extend(bundle_replays(run.receipts, again.receipts))
         replays = tuple(sorted(replayed, key=_replay_sort_key))
     finally:
+        config.progress.close()
         executor.close()
         shutil.rmtree(work, ignore_errors=True)
     return RunResult(
