@@ -347,6 +347,16 @@ def local_model_smoke(session: nox.Session) -> None:
     )
 
 
+@nox.session(name="openai-smoke")
+def openai_smoke(session: nox.Session) -> None:
+    """The openai-chat agent over HTTP against llama.cpp's own OpenAI-compatible server (the
+    pinned SmolLM2 on a free local port): a short lane recorded into an LLM cache (its report
+    must validate), then replayed with the server stopped to a byte-identical canonical.json.
+    Positional args: task ids (default two tasks)."""
+    _install(session, "dev,local-model")
+    _tool(session, "python", "-m", "tests.support.openai_smoke", *session.posargs, env=OFFLINE_ENV)
+
+
 @nox.session
 def container(session: nox.Session) -> None:
     """Build the pinned image twice (the second build must reuse every layer), rerun the

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from pydantic import ValidationError
 
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.errors import ContractError
-from agentic.contract.files import read_input_file
+from agentic.contract.files import read_input_file, replace_atomically
 from agentic.contract.report import PAIR_SORT_FIELDS, BenchmarkReport, NamesAPair, pair_sort_key
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict
@@ -557,17 +556,7 @@ def write_baseline(report: LoadedReport, target: Path) -> None:
         )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f".baseline-{secrets.token_hex(8)}.tmp")
-        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, target)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+        replace_atomically(target, data)
     except OSError as exc:
         raise ContractError("baseline_write_failed", f"cannot write {target}: {exc}") from None
 

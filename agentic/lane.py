@@ -54,6 +54,7 @@ class LaneRequest:
     write: bool = False
     # Replace a previous report of another lane at the output (never other content).
     force: bool = False
+    jobs: int = 1  # cold pairs at once; only for an agent that allows it (OpenedAgent.concurrent)
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
 
 
@@ -229,6 +230,11 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
     catalog = request.catalog or load_catalog()
     agent_entry = catalog.agent(request.agent)
     _check_promotion(catalog, request.promote)
+    if request.jobs > 1 and not agent_entry.concurrent:
+        raise ContractError(
+            "invalid_cli_option",
+            f"--jobs {request.jobs}: the {request.agent} agent runs one pair at a time",
+        )
     fixture = load_fixture(request.fixture_dir)
     all_tasks = tuple(t.taskId for t in fixture.tasks)
     adapter_ids = request.adapters if request.adapters is not None else catalog.default_adapters
@@ -268,6 +274,7 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         ),
         index_cache=request.index_cache,
         progress=progress,
+        jobs=request.jobs,
     )
     run = run_adapters(config)
     if len(run.receipts) != schedule.attempted_pairs:
@@ -280,6 +287,7 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
             agent_id=lane.agent_id,
             trials=lane.trials,
             isolation=isolation,
+            agent_endpoint=lane.endpoint,
         ),
         preparations=run.preparations,
         receipts=run.receipts,

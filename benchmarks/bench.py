@@ -8,6 +8,7 @@ section whose inputs are not installed (or not run yet) prints why it did not ru
 
 from __future__ import annotations
 
+import contextlib
 import random
 import statistics
 import subprocess
@@ -17,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from agentic.adapters.lexical import LexicalAdapter
 from agentic.contract.canonical import sha256_hex
@@ -588,6 +590,116 @@ def bench_report_html() -> None:
                RENDER_SECONDS_TARGET, higher_is_better=False)  # fmt: skip
 
 
+OVERHEAD_MS_TARGET = 2.0
+ROUND_TRIPS = 3  # each is 15-80 s of the model on two cores
+INSTANT_ROUND_TRIPS = 200
+JOBS_TASKS = "t0e10001,t1a10001"
+
+
+def _history() -> tuple[Any, ...]:
+    """A realistic delivered history: the first two calls of a committed fixture-agent pair."""
+    from agentic.contract.schemas import parse_and_load
+    from agentic.contract.steps import VisibleCall
+    from agentic.tools import project_result
+
+    path = Path("baselines/fixture-agent/report.json")
+    report = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
+    receipt = next(r for r in report.receipts if len(r.canonical.calls) >= 2)
+    calls = receipt.canonical.calls[:2]
+    return tuple(
+        VisibleCall(
+            callIndex=c.callIndex,
+            toolName=c.toolName,
+            arguments=c.arguments,
+            result=project_result(c.result),
+        )
+        for c in calls
+    )
+
+
+def _round_trip_overhead(base_url: str, model: str, trips: int) -> list[float]:
+    """Per round trip: next_step's wall time minus the HTTP exchange's (the model's own time
+    and the loopback transfer), in ms: building the request, encoding, decoding, the step."""
+    from agentic.agents.base import AgentStepError
+    from agentic.agents.openai_chat import OpenAIChatConfig
+    from agentic.fixture.loader import load_fixture
+    from agentic.resources import default_fixture_dir
+    from agentic.runner.agents import open_openai_agent
+    from agentic.tools import tool_definitions
+
+    config = OpenAIChatConfig.model_validate(
+        {"id": "bench", "kind": "openai-chat", "base_url": base_url, "model": model,
+         "max_output_tokens": 8, "timeout_s": 300.0}
+    )  # fmt: skip
+    agent = open_openai_agent(config, None, {}).factory()
+    task = load_fixture(default_fixture_dir()).tasks[0]
+    history = _history()
+    overheads = []
+    for _ in range(trips):
+        session = agent.open(task, tool_definitions(), seed=1)
+        endpoint = session._endpoint  # type: ignore[attr-defined]
+        send = endpoint._send
+        waited: list[float] = []
+
+        def timed(exchange: Any, send: Any = send, waited: list[float] = waited) -> Any:
+            started = time.perf_counter()
+            try:
+                return send(exchange)
+            finally:
+                waited.append(time.perf_counter() - started)
+
+        endpoint._send = timed
+        started = time.perf_counter()
+        with contextlib.suppress(AgentStepError):  # the model's answer does not matter here
+            session.next_step(history)
+        overheads.append((time.perf_counter() - started - sum(waited)) * 1000)
+        session.close()
+    return overheads
+
+
+def _pairs_per_second(server: Any, work: Path, jobs: int) -> float:
+    from tests.support.openai_smoke import agent_config
+
+    config = work / "agent.toml"
+    config.write_text(agent_config(server), encoding="utf-8")
+    argv = [*_agentic_command(), "run", "--agent-config", str(config), "--adapter", "lexical",
+            "--lifecycle", "cold", "--task", JOBS_TASKS, "--promote", "none", "--quiet",
+            "--timeout-ms", "300000", "--jobs", str(jobs)]  # fmt: skip
+    started = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    return len(JOBS_TASKS.split(",")) / (time.perf_counter() - started)
+
+
+def bench_openai() -> None:
+    """The openai-chat agent against llama.cpp's OpenAI-compatible server over the pinned
+    model: the harness's own time per round trip, and pairs per second at --jobs 1 and 4."""
+    from tests.support.openai_server import server_importable, start_pinned_server
+
+    print("openai: the openai-chat agent against llama_cpp.server (pinned SmolLM2, local port)")
+    if not server_importable():
+        print("  llama_cpp.server is not importable: not measured")
+        return
+    from tests.support.fake_openai import FakeEndpoint, serving
+
+    # The same code path against an endpoint that answers at once: a stable median over many.
+    with serving(FakeEndpoint()) as instant:
+        overheads = _round_trip_overhead(instant.base_url, "fake-model", INSTANT_ROUND_TRIPS)
+    report("harness overhead per round trip, instant endpoint", statistics.median(overheads),
+           "ms", OVERHEAD_MS_TARGET, higher_is_better=False)  # fmt: skip
+    with _workdir() as work:
+        server = start_pinned_server(log_path=work / "server.log")
+        try:
+            overheads = _round_trip_overhead(server.base_url, server.model_alias or "", ROUND_TRIPS)
+            report("harness overhead per round trip, llama server",
+                   statistics.median(overheads), "ms", OVERHEAD_MS_TARGET,
+                   higher_is_better=False)  # fmt: skip
+            one = _pairs_per_second(server, work, 1)
+            four = _pairs_per_second(server, work, 4)
+        finally:
+            server.stop()
+    print(f"  pairs/s at --jobs 1: {one:.3f}; at --jobs 4: {four:.3f}; ratio {four / one:.2f}x")
+
+
 SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
@@ -600,6 +712,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "mutants": bench_mutants,
     "input-memory": bench_input_memory,
     "report-html": bench_report_html,
+    "openai": bench_openai,
 }
 
 

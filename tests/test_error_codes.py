@@ -65,6 +65,8 @@ SINKS: dict[str, Sink] = {
     # commands/argtypes.py: the ContractError code of a command that needs the baselines root
     # and has neither a checkout nor --baselines.
     "baselines_root": Sink(None, "code", kind=INPUT),
+    # agents/base.py: a step an endpoint agent could not take, classified by the agent.
+    "AgentStepError": Sink(1, "code", 0, "failure_class"),
     # A tool result's errorCode (a synthetic or a delivered error result): no class of its own.
     "ToolResult": Sink(None, "errorCode"),
 }
@@ -81,6 +83,8 @@ MODULE_SINKS: dict[tuple[str, str], Sink] = {
     ),
     ("agentic/ranking/goldens.py", "_invalid"): Sink(0, "code", kind=INPUT),
     ("agentic/runner/catalog.py", "_lookup"): Sink(None, "code", kind=INPUT),
+    # An unusable endpoint reply: always llm_response_invalid, a harness_error.
+    ("agentic/agents/openai_chat.py", "_invalid"): Sink(None, "code", kind="harness_error"),
 }
 
 # An f-string that builds a code, by (module, source): for every code it can build, the values of

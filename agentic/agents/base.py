@@ -10,10 +10,31 @@ validates it, the same way for every agent, so a deterministic agent gets no spe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
+
+AgentErrorClass = Literal["agent_error", "harness_error"]
+
+
+class AgentStepError(Exception):
+    """A step an agent could not take, classified by the agent itself: ``failure_class``
+    (``agent_error`` or ``harness_error``) and a code. The runner ends the pair with exactly
+    this failure; any other exception from ``next_step`` is an ``invalid_agent_step``."""
+
+    def __init__(self, failure_class: AgentErrorClass, code: str, message: str) -> None:
+        self.failure_class = failure_class
+        self.code = code
+        super().__init__(message)
+
+
+@runtime_checkable
+class ReportsNotes(Protocol):
+    """An agent session that has notes for the receipt's diagnostics (e.g. a rate limit it
+    waited out). Optional: the runner asks each session whether it implements it."""
+
+    def notes(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)

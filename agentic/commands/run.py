@@ -53,6 +53,28 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--agent", default=None, help="agent kind (default: fixture)")
     parser.add_argument(
+        "--agent-config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="an openai-chat agent's TOML config (an OpenAI-compatible endpoint); excludes "
+        "--agent and --lane",
+    )
+    parser.add_argument(
+        "--llm-cache",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the record/replay cache of the endpoint's answers (with --agent-config)",
+    )
+    parser.add_argument(
+        "--llm-cache-mode",
+        choices=("record", "replay", "off"),
+        default=None,
+        help="record: ask the endpoint, store each answer; replay: answer every request from "
+        "the cache, endpoint down; off: no cache (the default without --llm-cache)",
+    )
+    parser.add_argument(
         "--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS, help="per operation"
     )
     parser.add_argument(
@@ -63,6 +85,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--no-replay", action="store_true", help="skip the replay of one-call bundles"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="cold pairs run at once (fixture and endpoint agents); the report is the same "
+        "for every N",
     )
     parser.add_argument(
         "--index-cache", type=Path, default=None, help="reuse prepared indexes from this folder"
@@ -108,6 +137,24 @@ def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]
     return catalog.lane(args.lane).run_settings()
 
 
+def _with_agent_config(args: argparse.Namespace, catalog: Catalog) -> tuple[Catalog, str]:
+    """The catalog with the config's agent added, and that agent's kind."""
+    from agentic.runner.agents import openai_agent_entry
+
+    given = [o for o, v in (("--agent", args.agent), ("--lane", args.lane)) if v is not None]
+    if given:
+        raise ContractError("invalid_cli_option", f"--agent-config excludes {', '.join(given)}")
+    mode = args.llm_cache_mode
+    if mode is None:
+        if args.llm_cache is not None:
+            raise ContractError(
+                "invalid_cli_option", "--llm-cache needs --llm-cache-mode record or replay"
+            )
+        mode = "off"
+    entry = openai_agent_entry(args.agent_config, args.llm_cache, mode)
+    return catalog.add_agent(entry), entry.kind
+
+
 def handle(args: argparse.Namespace) -> int:
     from agentic.lane import LaneRequest, execute_lane
     from agentic.runner.catalog import load_catalog
@@ -117,6 +164,10 @@ def handle(args: argparse.Namespace) -> int:
     if args.write and repo_root() is None:
         raise ContractError("unsafe_baseline_write", "--write needs a source checkout; use --out")
     catalog = load_catalog(tuple(args.backend))
+    if args.agent_config is not None:
+        catalog, args.agent = _with_agent_config(args, catalog)
+    elif args.llm_cache is not None or args.llm_cache_mode is not None:
+        raise ContractError("invalid_cli_option", "--llm-cache applies only with --agent-config")
     request = LaneRequest(
         fixture_dir=args.fixture or default_fixture_dir(),
         cues_path=args.cues,
@@ -127,6 +178,7 @@ def handle(args: argparse.Namespace) -> int:
         out=args.out,
         write=args.write,
         force=args.force,
+        jobs=args.jobs,
         catalog=catalog,
         **_lane_settings(args, catalog),
     )

@@ -450,6 +450,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "a tool step's arguments fail the tool's input schema",
     ),
     ErrorCode(
+        "invalid_agent_config",
+        None,
+        True,
+        "an --agent-config file is not a valid openai-chat config (unreadable, not TOML, an "
+        "unknown or mistyped key, extra_body overriding the kit's own fields)",
+    ),
+    ErrorCode(
         "invalid_agent_step",
         "agent_error",
         False,
@@ -590,6 +597,59 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "agentic verify: a lane run recorded a harness_error receipt",
+    ),
+    ErrorCode(
+        "llm_api_key_missing",
+        None,
+        True,
+        "the variable an agent config names in api_key_env is not set",
+    ),
+    ErrorCode(
+        "llm_cache_corrupt",
+        None,
+        True,
+        "an entry of the LLM record/replay cache fails its checks: not strict JSON, not the "
+        "entry shape, its request or its body hash differ",
+    ),
+    ErrorCode(
+        "llm_cache_miss",
+        None,
+        True,
+        "replay asked the LLM cache for a request that was never recorded (or the cache "
+        "folder is missing)",
+    ),
+    ErrorCode(
+        "llm_cache_write_failed",
+        None,
+        True,
+        "recording into the LLM cache failed (a full disk, a read-only folder)",
+    ),
+    ErrorCode(
+        "llm_endpoint_failed",
+        "harness_error",
+        False,
+        "the model endpoint answered with a status that is not 2xx (429 aside): a refused "
+        "request (4xx: model name, key, URL) or a broken endpoint (5xx)",
+    ),
+    ErrorCode(
+        "llm_endpoint_unreachable",
+        "harness_error",
+        False,
+        "the model endpoint could not be reached (connection refused, DNS, TLS); before any "
+        "pair when it cannot list its models",
+    ),
+    ErrorCode(
+        "llm_rate_limited",
+        "harness_error",
+        False,
+        "the model endpoint kept answering 429 beyond the retries and the wait budget",
+    ),
+    ErrorCode(
+        "llm_response_invalid",
+        "harness_error",
+        False,
+        "the model endpoint's reply is not usable: over the size cap, not a JSON object, no "
+        "choices, no message, a tool call without a name",
     ),
     ErrorCode(
         "local_model_unavailable",

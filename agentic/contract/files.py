@@ -12,6 +12,7 @@ The cap defaults to ``DEFAULT_MAX_INPUT_BYTES`` (well above the largest committe
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -73,3 +74,26 @@ def read_input_file(
     if len(data) > cap:
         raise ContractError("input_too_large", f"{path}: grew past the input cap of {cap}")
     return data
+
+
+# The temp file of ``replace_atomically``: a killed writer leaves one of this shape, which the
+# report writers recognise as the kit's own leftover (report/output_dir.py).
+TEMP_PREFIX = ".agentic-tmp-"
+TEMP_TOKEN_BYTES = 8  # its random suffix: 16 lowercase hex digits
+
+
+def replace_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half:
+    a temp file beside it (``TEMP_PREFIX<name>-<hex>``), fsynced, renamed over it. The file gets
+    the mode a plain ``open`` gives (0644 under umask 022). OSError is the caller's to map."""
+    temp = path.with_name(f"{TEMP_PREFIX}{path.name}-{secrets.token_hex(TEMP_TOKEN_BYTES)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

@@ -34,6 +34,17 @@ class Trial(ContractModel):
     seed: Int | None
 
 
+class AgentEndpoint(ContractModel):
+    """Our extension: the model endpoint an openai-chat agent talked to, and how its answers
+    reached the lane (live, or from the content-addressed record/replay cache)."""
+
+    kind: Literal["openai-chat"]
+    baseUrl: Str
+    model: Str
+    endpointModels: tuple[Str, ...]
+    answers: Literal["live", "content-addressed cache"]
+
+
 class Environment(ContractModel):
     packageVersion: Str
     # The reference runs on Bun; this kit runs on Python and records that in pythonVersion.
@@ -48,13 +59,15 @@ class Environment(ContractModel):
     trials: Annotated[tuple[Trial, ...], Field(min_length=1)]
     # How backend child processes were isolated; None when no backend spawned any.
     isolation: Isolation | None = None
+    # The endpoint of an openai-chat agent; None for every other agent.
+    agentEndpoint: AgentEndpoint | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
-        # pythonVersion and isolation are our extensions: a report without them (the reference
-        # writes neither) keeps its own environment bytes, so its canonicalFingerprint
-        # recomputes to what it states.
-        for extension in ("pythonVersion", "isolation"):
+        # pythonVersion, isolation and agentEndpoint are our extensions: a report without them
+        # (the reference writes none) keeps its own environment bytes, so its
+        # canonicalFingerprint recomputes to what it states.
+        for extension in ("pythonVersion", "isolation", "agentEndpoint"):
             if data[extension] is None:
                 del data[extension]
         return data

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
+from agentic.contract.files import TEMP_PREFIX, replace_atomically
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.report.assemble import projection
@@ -42,14 +43,12 @@ from agentic.report.markdown import DEFAULT_PROMOTION_HEADING, render_markdown
 from agentic.report.output_dir import (
     LANE_ARTIFACTS,
     LANE_COMPANIONS,
-    TEMP_PREFIX,
     PreviousReport,
     check_folder_path,
     check_replaceable,
     files_identity,
     is_temp,
     previous_report,
-    replace_file,
 )
 
 # The committed artifacts of a lane report, and the companions written beside them (never
@@ -264,7 +263,7 @@ def _write_companions(target: Path, files: Mapping[str, bytes]) -> None:
             current = target / name
             if current.is_file() and current.read_bytes() == data:
                 continue
-            replace_file(target, name, data)
+            replace_atomically(target / name, data)
         _fsync_dir(target)
     except OSError as exc:
         raise ContractError("artifact_write_failed", f"cannot write into {target}: {exc}") from None

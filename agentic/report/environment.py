@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from agentic import __version__
-from agentic.contract.report import Environment, GitInfo, Isolation, Trial
+from agentic.contract.report import AgentEndpoint, Environment, GitInfo, Isolation, Trial
 from agentic.resources import repo_root
 
 # Baked into the container image at build time, where no .git folder exists.
@@ -57,6 +57,7 @@ def collect_environment(
     agent_id: str,
     trials: tuple[Trial, ...],
     isolation: Isolation | None = None,
+    agent_endpoint: AgentEndpoint | None = None,
 ) -> Environment:
     return Environment(
         packageVersion=__version__,
@@ -69,4 +70,5 @@ def collect_environment(
         agentId=agent_id,
         trials=trials,
         isolation=isolation,
+        agentEndpoint=agent_endpoint,
     )

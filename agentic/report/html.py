@@ -418,7 +418,19 @@ def _facts_list(report: BenchmarkReport) -> tuple[tuple[str, str], ...]:
             f"{env.platform} {env.architecture}",
         ),
         ("Backend isolation", env.isolation or "no backend process"),
+        *_endpoint_facts(report),
         ("Source", f"git {git}" + (" (dirty)" if env.git.dirty else "")),
+    )
+
+
+def _endpoint_facts(report: BenchmarkReport) -> tuple[tuple[str, str], ...]:
+    endpoint = report.environment.agentEndpoint
+    if endpoint is None:
+        return ()
+    models = ", ".join(endpoint.endpointModels) or "none listed"
+    return (
+        ("Agent endpoint", f"{endpoint.model} at {endpoint.baseUrl} (reports: {models})"),
+        ("Model answers", endpoint.answers),
     )
 
 

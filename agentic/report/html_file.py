@@ -3,8 +3,8 @@
 A page is replaced only when the file at its path is absent or is itself a page of the kit (it
 carries the generator mark in its head); a symlink, a folder or any other file there is refused
 with ``unsafe_output_path``. The new page is written to a temporary file beside it, fsynced and
-renamed over the old one (``output_dir.replace_file``), so a reader sees the old page or the new
-one, never half of either.
+renamed over the old one (``contract.files.replace_atomically``), so a reader sees the old page
+or the new one, never half of either.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import jinja2
 
 from agentic.contract.errors import ContractError
-from agentic.report.output_dir import replace_file
+from agentic.contract.files import replace_atomically
 
 GENERATOR = "agentic report.html"
 MARK = f'<meta name="generator" content="{GENERATOR}">'.encode()
@@ -50,7 +50,7 @@ def write_page(path: Path, data: bytes) -> None:
     check_page_target(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(path.parent, path.name, data)
+        replace_atomically(path, data)
     except OSError as exc:
         raise ContractError("artifact_write_failed", f"cannot write {path}: {exc}") from None
 

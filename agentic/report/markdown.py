@@ -11,6 +11,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from agentic.contract.receipt import Timing, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, CapsuleReplay, Promotion, ScoreRecord
@@ -245,6 +246,38 @@ def _replay_lines(replays: tuple[CapsuleReplay, ...]) -> list[str]:
 
 
 DEFAULT_PROMOTION_HEADING = "Capsule promotion"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _is_loopback(base_url: str) -> bool:
+    return urlsplit(base_url).hostname in LOOPBACK_HOSTS
+
+
+def _endpoint_lines(report: BenchmarkReport) -> list[str]:
+    """For an endpoint agent: which endpoint, and whether this run can be reproduced."""
+    endpoint = report.environment.agentEndpoint
+    if endpoint is None:
+        return []
+    models = ", ".join(endpoint.endpointModels) or "none listed"
+    if endpoint.answers == "content-addressed cache":
+        verdict = (
+            "reproducible: every answer is in the content-addressed LLM cache; "
+            "`--llm-cache DIR --llm-cache-mode replay` reruns it with the endpoint down"
+        )
+    elif _is_loopback(endpoint.baseUrl):
+        verdict = (
+            "live, local endpoint: reproducible only as far as the server is deterministic; "
+            "record it (`--llm-cache-mode record`) to make it a baseline"
+        )
+    else:
+        verdict = (
+            "NOT reproducible: live answers of a remote endpoint; record them "
+            "(`--llm-cache DIR --llm-cache-mode record`) and replay"
+        )
+    return [
+        f"- Agent endpoint: `{endpoint.model}` at {endpoint.baseUrl} (reports: {models})",
+        f"- Reproducibility: {verdict}",
+    ]
 
 
 def render_markdown(
@@ -262,6 +295,7 @@ def render_markdown(
         f"- Adapters: {', '.join(adapters)}",
         f"- Attempted/scored/successful: {report.attemptedPairs}/{report.scoredPairs}/{success}",
         f"- Excluded: {len(report.exclusions)}",
+        *_endpoint_lines(report),
         "",
         f"## {promotion_heading}",
         "",

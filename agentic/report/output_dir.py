@@ -18,7 +18,7 @@ The report kinds and their files:
 - matrix (``agentic matrix --report``): ``matrix.txt`` and ``generation.<model>.json``.
 
 The kit's own leftover temp files of a companion rewrite (``.agentic-tmp-<companion>-<hex>``,
-left by a killed ``replace_file``) may sit in a lane report too.
+left by a killed ``contract.files.replace_atomically``) may sit in a lane report too.
 
 A previous report has an identity, read from its own bytes, so reports written before this
 check (the committed baselines among them) have one too:
@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -50,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic.contract.errors import ContractError
-from agentic.contract.files import max_input_bytes
+from agentic.contract.files import TEMP_PREFIX, TEMP_TOKEN_BYTES, max_input_bytes
 
 # A lane report's files: the committed artifacts, and companions derived from them that a
 # reproduced baseline rewrites beside the kept artifacts (never committed: .gitignore).
@@ -61,8 +60,6 @@ LANE_ARTIFACTS: tuple[str, ...] = (
     "report.md",
 )
 LANE_COMPANIONS: tuple[str, ...] = ("report.html",)
-TEMP_PREFIX = ".agentic-tmp-"
-TEMP_TOKEN_BYTES = 8  # a companion temp's random suffix: 16 lowercase hex digits
 _COMPANION = "(?:" + "|".join(re.escape(name) for name in LANE_COMPANIONS) + ")"
 _HEX = f"[0-9a-f]{{{2 * TEMP_TOKEN_BYTES}}}"
 # Left only by a killed ``replace_file`` (a companion rewrite, ``agentic view``).
@@ -340,19 +337,3 @@ def check_replaceable(
         "output_holds_another_report",
         f"{target} holds a previous {previous.identity}, not this {new}; --force replaces it",
     )
-
-
-def replace_file(folder: Path, name: str, data: bytes) -> None:
-    """One file of ``folder`` replaced atomically: a temp file beside it (the shape ``is_temp``
-    knows), fsynced, renamed over the old one. The file gets the mode a plain ``open`` gives."""
-    temp = folder / f"{TEMP_PREFIX}{name}-{secrets.token_hex(TEMP_TOKEN_BYTES)}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, folder / name)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise

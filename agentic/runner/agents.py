@@ -6,20 +6,22 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic.agents.base import Agent
+from agentic.agents.base import Agent, AgentStepError
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.report import Trial
+from agentic.contract.report import AgentEndpoint, Trial
 from agentic.locks import (
     ModelPreflight,
     enforce_offline,
     model_threads,
     preflight_agent_model,
 )
-from agentic.runner.catalog import OpenedAgent
+from agentic.runner.catalog import AgentContext, AgentEntry, OpenedAgent
 
 if TYPE_CHECKING:
+    from agentic.agents.llm_cache import CacheMode, LlmCache
     from agentic.agents.local_model import LocalModelSettings
+    from agentic.agents.openai_chat import OpenAIChatConfig
 
 CUES_FILE = "fixture-agent.cues.json"
 FIXTURE_TRIALS: tuple[Trial, ...] = (Trial(trialId="fixture-01", seed=0),)
@@ -89,3 +91,65 @@ def open_local_model_agent(lock_path: Path, environ: MutableMapping[str, str]) -
 
     trials = tuple(Trial(trialId=t.trialId, seed=t.seed) for t in lock.trials)
     return OpenedAgent("local-model", lock.agentId, load, trials)
+
+
+OPENAI_TRIAL_ID = "endpoint-01"
+
+
+def openai_agent_entry(
+    config_path: Path, cache_folder: Path | None, cache_mode: CacheMode
+) -> AgentEntry:
+    """``--agent-config FILE``: the config's agent as a catalog entry of kind ``id``. The
+    config is read now (a bad file is refused before anything runs); the endpoint is asked for
+    its models when the lane opens the agent, through the cache in replay mode."""
+    from agentic.agents.llm_cache import open_cache
+    from agentic.agents.openai_chat import load_agent_config
+
+    config = load_agent_config(config_path)
+    cache = open_cache(cache_folder, cache_mode)
+
+    def open_agent(context: AgentContext) -> OpenedAgent:
+        return open_openai_agent(config, cache, context.environ)
+
+    return AgentEntry(
+        config.id, open_agent, origin="config", source=str(config_path), concurrent=True
+    )
+
+
+def open_openai_agent(
+    config: OpenAIChatConfig, cache: LlmCache | None, environ: Mapping[str, str]
+) -> OpenedAgent:
+    from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
+    from agentic.agents.openai_chat import (
+        EndpointIdentity,
+        OpenAIChatAgent,
+        api_key,
+        endpoint_models,
+    )
+
+    settings = EndpointSettings(
+        base_url=config.base_url,
+        # In replay no request leaves the machine, so no key is needed (CI, the container).
+        api_key=None if cache is not None and cache.mode == "replay" else api_key(config, environ),
+        timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
+    )
+    probe = Endpoint(settings, cache)
+    try:
+        models = endpoint_models(probe)
+    except AgentStepError as exc:
+        # Before any pair: an endpoint that cannot list its models cannot run a lane.
+        raise ContractError(exc.code, f"agent {config.id}: {exc}") from None
+    finally:
+        probe.close()
+    identity = EndpointIdentity(models=models, cached=cache is not None)
+    agent = OpenAIChatAgent(config, settings, cache, identity)
+    provenance = AgentEndpoint(
+        kind="openai-chat",
+        baseUrl=config.base_url,
+        model=config.model,
+        endpointModels=models,
+        answers="content-addressed cache" if identity.cached else "live",
+    )
+    trials = (Trial(trialId=OPENAI_TRIAL_ID, seed=config.seed),)
+    return OpenedAgent(config.id, config.id, lambda: agent, trials, endpoint=provenance)

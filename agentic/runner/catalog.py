@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
-from agentic.contract.report import Trial
+from agentic.contract.report import AgentEndpoint, Trial
 from agentic.fixture.snapshot import CorpusSnapshot
 
 if TYPE_CHECKING:
@@ -100,6 +100,7 @@ class OpenedAgent:
     agent_id: str
     factory: Callable[[], Agent]
     trials: tuple[Trial, ...]
+    endpoint: AgentEndpoint | None = None  # an endpoint agent's provenance (the environment)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,9 @@ class AgentEntry:
     open: Callable[[AgentContext], OpenedAgent]
     origin: Origin = "builtin"
     source: str = "agentic"
+    # Whether its agents may serve pairs at once (``--jobs``): true for an agent with no state
+    # between sessions that a second session could disturb.
+    concurrent: bool = False
 
 
 @dataclass(frozen=True)
@@ -367,7 +371,7 @@ BUILTIN_ADAPTERS: tuple[AdapterEntry, ...] = (
     ),
 )
 BUILTIN_AGENTS: tuple[AgentEntry, ...] = (
-    AgentEntry("fixture", _fixture_agent),
+    AgentEntry("fixture", _fixture_agent, concurrent=True),
     AgentEntry("local-model", _local_model_agent),
 )
 BUILTIN_LANES: tuple[LaneEntry, ...] = (

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
+from concurrent import futures
+from dataclasses import dataclass, field, replace
 
 from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetInfo
 from agentic.adapters.errors import AdapterError
@@ -51,6 +52,9 @@ class CohortContext:
     timeout_s: float
     preparation: Timing
     executor: BoundedExecutor
+    # Cold pairs run at once (each on its own attach, agent session and step worker); the warm
+    # cohort shares one session, so its pairs always run one after another.
+    jobs: int = 1
     # The frozen contract's fingerprint, hashed once per cohort rather than once per receipt.
     tools_fingerprint: str = field(default_factory=tools_fingerprint)
 
@@ -140,10 +144,33 @@ def _model_load(ctx: CohortContext, reset: ResetInfo, agent: AgentSession) -> Ti
 
 
 def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None]:
-    """The cold cohort's receipts, each as soon as its pair has finished."""
+    """The cold cohort's receipts in schedule order, each as soon as it and those before it
+    have finished. With ``jobs`` > 1, up to that many pairs run at once."""
     limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
-    for pair, task in ctx.pairs("cold"):
-        yield _cold_pair(ctx, pair, task, limits)
+    pairs = list(ctx.pairs("cold"))
+    if ctx.jobs == 1:
+        for pair, task in pairs:
+            yield _cold_pair(ctx, pair, task, limits)
+        return
+    with futures.ThreadPoolExecutor(ctx.jobs, thread_name_prefix="agentic-pair") as pool:
+        running = [pool.submit(_own_worker_pair, ctx, pair, task, limits) for pair, task in pairs]
+        try:
+            for future in running:
+                yield future.result()
+        finally:
+            for future in running:
+                future.cancel()
+
+
+def _own_worker_pair(
+    ctx: CohortContext, pair: PairIdentity, task: AgentTask, limits: TrialLimits
+) -> TrajectoryReceipt:
+    """A cold pair with its own step worker: a timed-out step abandons only this pair's."""
+    executor = BoundedExecutor()
+    try:
+        return _cold_pair(replace(ctx, executor=executor), pair, task, limits)
+    finally:
+        executor.close()
 
 
 def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:

@@ -59,6 +59,8 @@ class RunConfig:
     index_cache: Path | None = None
     # Shown on stderr as the run goes (a pair counter, cohort lines); never part of a report.
     progress: Progress = QUIET
+    # Cold pairs at once (see lifecycles.CohortContext.jobs); receipts never depend on it.
+    jobs: int = 1
 
 
 @dataclass(frozen=True)
@@ -186,6 +188,7 @@ def _run_adapter(
         timeout_s=config.timeout_s,
         preparation=preparation,
         executor=executor,
+        jobs=config.jobs,
     )
     receipts: list[TrajectoryReceipt] = []
     for lifecycle in config.schedule.lifecycles:

@@ -15,9 +15,10 @@ from pydantic import ValidationError
 
 from agentic.adapters.base import AdapterSession, CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.agents.base import AgentSession
+from agentic.agents.base import AgentSession, AgentStepError, ReportsNotes
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.errors import ContractError
 from agentic.contract.receipt import Call, FailureClass, ToolResult
 from agentic.contract.steps import FinalStep, VisibleCall
 from agentic.contract.task import AgentTask
@@ -134,6 +135,21 @@ def run_trial(
     limits: TrialLimits,
     executor: BoundedExecutor,
 ) -> TrialOutcome:
+    """One trial: steps until a final envelope or a failure. What the agent noted on the way
+    (say, a rate limit its endpoint made it wait out) joins the receipt's diagnostics."""
+    outcome = _steps(agent, adapter, task, limits, executor)
+    if isinstance(agent, ReportsNotes):
+        outcome.diagnostics.extend(redact(note) for note in agent.notes())
+    return outcome
+
+
+def _steps(
+    agent: AgentSession,
+    adapter: AdapterSession,
+    task: AgentTask,
+    limits: TrialLimits,
+    executor: BoundedExecutor,
+) -> TrialOutcome:
     outcome = TrialOutcome()
     visible_calls: list[VisibleCall] = []
     used_bytes = 0
@@ -145,6 +161,11 @@ def run_trial(
         except OperationTimeoutError as exc:
             fail_trial(outcome, "agent_error", "agent_timeout", str(exc))
             return outcome
+        except AgentStepError as exc:  # classified by the agent: its endpoint failed, say
+            fail_trial(outcome, exc.failure_class, exc.code, str(exc))
+            return outcome
+        except ContractError:
+            raise  # bad input met mid-run (a replay cache miss): the whole command ends, exit 2
         except Exception as exc:  # an agent crash is the agent's failure, never the harness's
             fail_trial(outcome, "agent_error", "invalid_agent_step", f"agent raised {exc!r}")
             return outcome

@@ -1,0 +1,52 @@
+"""``--jobs N``: cold pairs at once, and the report byte for byte the same for every N."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic.cli import main
+from agentic.fixture.loader import Fixture
+from tests.support.fake_openai import FakeEndpoint, config_text, serving
+
+
+def canonical_of_run(capsys: pytest.CaptureFixture[str], out: Path, *argv: str) -> bytes:
+    code = main(["run", "--quiet", "--promote", "none", "--out", str(out), *argv])
+    capsys.readouterr()
+    assert code == 0
+    return (out / "canonical.json").read_bytes()
+
+
+def test_the_fixture_agents_report_is_the_same_at_one_and_four_jobs(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ("--fixture", str(tiny_fixture.root), "--adapter", "lexical,capsule")
+    one = canonical_of_run(capsys, tmp_path / "one", *argv, "--jobs", "1")
+    four = canonical_of_run(capsys, tmp_path / "four", *argv, "--jobs", "4")
+    assert four == one
+
+
+def test_an_endpoint_agents_report_is_the_same_at_one_and_four_jobs(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(FakeEndpoint()) as endpoint:
+        config = tmp_path / "agent.toml"
+        config.write_text(config_text(endpoint.base_url), encoding="utf-8")
+        argv = ("--fixture", str(tiny_fixture.root), "--agent-config", str(config),
+                "--adapter", "lexical")  # fmt: skip
+        one = canonical_of_run(capsys, tmp_path / "one", *argv, "--jobs", "1")
+        four = canonical_of_run(capsys, tmp_path / "four", *argv, "--jobs", "4")
+    assert four == one
+
+
+def test_an_agent_that_runs_one_pair_at_a_time_refuses_more_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "--agent", "local-model", "--jobs", "2", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        err
+        == "agentic: invalid_cli_option: --jobs 2: the local-model agent runs one pair at a time\n"
+    )

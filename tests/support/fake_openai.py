@@ -1,0 +1,163 @@
+"""A scripted OpenAI-compatible endpoint on 127.0.0.1, for unit tests of the openai-chat agent
+beside the tests against llama.cpp's real server (tests/agents/test_openai_server.py).
+
+``FakeEndpoint`` serves ``GET /v1/models`` and ``POST /v1/chat/completions`` from a Python
+function, over real HTTP (``http.server`` in a thread), so the agent's client, timeouts and
+status handling run exactly as against a real endpoint. ``scripted_reply`` is a deterministic
+policy: search with the task's goal first, then answer ``final_answer`` citing the first
+evidence span of the last result (or abstain when there is none).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MODEL_ID = "fake-model"
+Reply = tuple[int, dict[str, str], bytes]
+Policy = Callable[[dict[str, Any]], Reply]
+
+
+def json_reply(value: Any, status: int = 200) -> Reply:
+    return status, {"Content-Type": "application/json"}, json.dumps(value).encode("utf-8")
+
+
+def tool_call_reply(name: str, arguments: str) -> Reply:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}
+        ],
+    }
+    return json_reply({"id": "x", "choices": [{"index": 0, "message": message}]})
+
+
+def _last_evidence(body: dict[str, Any]) -> dict[str, Any] | None:
+    tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
+    if not tool_messages:
+        return None
+    result = json.loads(tool_messages[-1]["content"])
+    evidence = result.get("evidence") or []
+    return evidence[0] if evidence else None
+
+
+def scripted_reply(body: dict[str, Any]) -> Reply:
+    """Search with the goal, then cite the first span seen for the first claim (or abstain)."""
+    if not any(m["role"] == "tool" for m in body["messages"]):
+        goal = body["messages"][1]["content"].splitlines()[0].removeprefix("Goal: ")
+        return tool_call_reply("search", json.dumps({"query": goal}))
+    evidence = _last_evidence(body)
+    if evidence is None:
+        envelope = {
+            "schemaVersion": "1.0",
+            "claims": [],
+            "gaps": [],
+            "abstained": True,
+            "stopReason": "abstained",
+        }
+    else:
+        citation = {k: evidence[k] for k in evidence if k != "text"}
+        line = evidence["text"].split("\n")[0]
+        claim_key = body["messages"][1]["content"].split("Claims:\n- ")[1].split(":")[0]
+        envelope = {
+            "schemaVersion": "1.0",
+            "claims": [
+                {
+                    "claimKey": claim_key,
+                    "value": {"type": "string", "value": line[:40]},
+                    "citations": [citation],
+                }
+            ],
+            "gaps": [],
+            "abstained": False,
+            "stopReason": "complete",
+        }
+    return tool_call_reply("final_answer", json.dumps(envelope))
+
+
+@dataclass
+class FakeEndpoint:
+    policy: Policy = scripted_reply
+    models: tuple[str, ...] = (MODEL_ID,)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    authorizations: list[str] = field(default_factory=list)  # each request's header, if any
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+
+def _handler(endpoint: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return  # quiet: the tests read what they need from ``requests``
+
+        def _send(self, reply: Reply) -> None:
+            status, headers, data = reply
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/v1/models":
+                data = [{"id": m, "object": "model"} for m in endpoint.models]
+                self._send(json_reply({"object": "list", "data": data}))
+            else:
+                self._send(json_reply({"error": "not found"}, 404))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length))
+            endpoint.requests.append(body)
+            if "Authorization" in self.headers:
+                endpoint.authorizations.append(self.headers["Authorization"])
+            self._send(endpoint.policy(body))
+
+    return Handler
+
+
+@contextmanager
+def serving(endpoint: FakeEndpoint) -> Iterator[FakeEndpoint]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(endpoint))
+    endpoint.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, name="fake-openai", daemon=True)
+    thread.start()
+    try:
+        yield endpoint
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def config_text(base_url: str, **overrides: Any) -> str:
+    """An agent config (TOML) for ``base_url``; ``overrides`` replace or add keys."""
+    values: dict[str, Any] = {
+        "id": "test-endpoint",
+        "kind": "openai-chat",
+        "base_url": base_url,
+        "model": MODEL_ID,
+        "temperature": 0.0,
+        "seed": 1,
+        "max_output_tokens": 256,
+        "timeout_s": 10.0,
+        **overrides,
+    }
+    return "".join(f"{key} = {_toml(value)}\n" for key, value in values.items())
+
+
+def _toml(value: Any) -> str:
+    """A TOML value: JSON's scalars and arrays are TOML's; a table is written inline."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
