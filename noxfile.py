@@ -351,8 +351,10 @@ def local_model_smoke(session: nox.Session) -> None:
 def openai_smoke(session: nox.Session) -> None:
     """The openai-chat agent over HTTP against llama.cpp's own OpenAI-compatible server (the
     pinned SmolLM2 on a free local port): a short lane recorded into an LLM cache (its report
-    must validate), then replayed with the server stopped to a byte-identical canonical.json.
-    Positional args: task ids (default two tasks)."""
+    must validate), then replayed with the server stopped to a byte-identical canonical.json;
+    and the committed cache replayed to the committed baseline's receipts
+    (baselines/optional/openai-smollm2). Positional args: task ids (default two tasks), or
+    `--restage` to record the committed cache and baseline afresh."""
     _install(session, "dev,local-model")
     _tool(session, "python", "-m", "tests.support.openai_smoke", *session.posargs, env=OFFLINE_ENV)
 

@@ -97,7 +97,7 @@ def _build(value: Any, pointer: str, depth: int, surrogates: bool = True) -> Any
 # text estimated above this ratio (e.g. millions of ``{}``) is refused before the parse, so
 # reading any in-cap input stays within about 10x its size (docs/architecture.md: "Inputs").
 MAX_PARSE_COST_RATIO = 6
-_COST_CHECK_MIN_CHARS = 1 << 20
+COST_CHECK_MIN_CHARS = 1 << 20
 
 
 def parse_cost_ratio(text: str) -> float:
@@ -108,7 +108,7 @@ def parse_cost_ratio(text: str) -> float:
 
 
 def _check_parse_cost(text: str, source: str) -> None:
-    if len(text) < _COST_CHECK_MIN_CHARS:
+    if len(text) < COST_CHECK_MIN_CHARS:
         return
     ratio = parse_cost_ratio(text)
     if ratio > MAX_PARSE_COST_RATIO:

@@ -1,39 +1,50 @@
 """``nox -s openai-smoke``: the openai-chat agent end to end against a real endpoint.
 
-llama-cpp-python's own OpenAI-compatible server is started over the pinned SmolLM2 GGUF on a
-free port of 127.0.0.1. A short lane (lexical, cold, the tasks given, by default two) runs
-through ``agentic run --agent-config`` over HTTP, recording every answer into an LLM cache; its
-report must validate. The server is stopped, and the lane is replayed from the cache with the
-endpoint down: its canonical.json must be byte-identical to the recorded one. Exit 0 only then.
+1. Live: llama-cpp-python's own OpenAI-compatible server is started over the pinned SmolLM2 GGUF
+   on a free port of 127.0.0.1. A short lane (lexical, cold, the tasks given, by default two)
+   runs through ``agentic run --agent-config`` over HTTP, recording every answer into an LLM
+   cache; its report must validate. The server is stopped, and the lane is replayed from the
+   cache with the endpoint down: its canonical.json must be byte-identical to the recorded one.
+2. Committed: the committed cache (``baselines/llm-cache/smollm2-endpoint/``) is replayed with
+   the example config (``examples/agents/llama-server.toml``), and every receipt must equal the
+   committed baseline's (``baselines/optional/openai-smollm2/``): a recorded LLM lane is a
+   rerunnable baseline like the others.
 
-Usage: ``python -m tests.support.openai_smoke [TASK_ID ...]``.
+Exit 0 only when both hold. ``--restage`` records the committed cache and baseline afresh (the
+kit's prompt, tools or model changed): it starts the server, records, and writes both.
+
+Usage: ``python -m tests.support.openai_smoke [--restage] [TASK_ID ...]``.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tests.support.fake_openai import config_text
 from tests.support.openai_server import RunningServer, start_pinned_server
 
 DEFAULT_TASKS = ("t0e10001", "t1a10001")
 STEP_TIMEOUT_S = 300  # a step with ~1,600 prompt tokens takes 15-35 s on two cores
 
 
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_CONFIG = ROOT / "examples" / "agents" / "llama-server.toml"
+COMMITTED_CACHE = ROOT / "baselines" / "llm-cache" / "smollm2-endpoint"
+COMMITTED_BASELINE = ROOT / "baselines" / "optional" / "openai-smollm2"
+COMMITTED_TASKS = ("t0e10001", "t1a10001", "t2c10001")
+
+
 def agent_config(server: RunningServer) -> str:
-    return config_text(
-        server.base_url,
-        id="smollm2-endpoint",
-        model=server.model_alias or "model",
-        max_output_tokens=256,
-        timeout_s=float(STEP_TIMEOUT_S),
-        tool_results="user",  # llama.cpp's function-calling template drops tool messages
-    )
+    """The example config, pointed at ``server``: the URL is not part of a cache key, so what
+    this records, the example config replays."""
+    lines = EXAMPLE_CONFIG.read_text(encoding="utf-8").splitlines(keepends=True)
+    url = f'base_url = "{server.base_url}"\n'
+    return "".join(url if line.startswith("base_url =") else line for line in lines)
 
 
 def lane_argv(config: Path, cache: Path, mode: str, out: Path, tasks: tuple[str, ...]) -> list[str]:
@@ -66,18 +77,53 @@ def pair_lines(report_path: Path) -> list[str]:
     return lines
 
 
+def record(config: Path, cache: Path, out: Path, tasks: tuple[str, ...], log: Path) -> float:
+    """Record the lane into ``cache`` against a freshly started server; the server is stopped
+    before this returns."""
+    server = start_pinned_server(log_path=log)
+    print(f"openai-smoke: llama_cpp.server up at {server.base_url} in {server.startup_s:.1f} s")
+    try:
+        config.write_text(agent_config(server), encoding="utf-8")
+        return run(lane_argv(config, cache, "record", out, tasks))
+    finally:
+        server.stop()
+
+
+def verify_committed(work: Path) -> bool:
+    """The committed cache replays to the committed baseline's receipts, endpoint down."""
+    out = work / "committed"
+    run(lane_argv(EXAMPLE_CONFIG, COMMITTED_CACHE, "replay", out, COMMITTED_TASKS))
+    base = str(COMMITTED_BASELINE / "report.json")
+    argv = [sys.executable, "-m", "agentic", "compare", base, str(out / "report.json"),
+            "--receipts"]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    print(f"openai-smoke: committed cache replayed: {done.stdout.strip().splitlines()[-1]}")
+    return done.returncode == 0
+
+
+def restage() -> int:
+    with tempfile.TemporaryDirectory(prefix="agentic-openai-restage-") as folder:
+        work = Path(folder)
+        if COMMITTED_CACHE.exists():
+            shutil.rmtree(COMMITTED_CACHE)  # only the kit writes this folder
+        record(work / "agent.toml", COMMITTED_CACHE, work / "recorded", COMMITTED_TASKS,
+               work / "server.log")  # fmt: skip
+        run([*lane_argv(EXAMPLE_CONFIG, COMMITTED_CACHE, "replay", COMMITTED_BASELINE,
+                        COMMITTED_TASKS), "--force"])  # fmt: skip
+        for line in pair_lines(COMMITTED_BASELINE / "report.json"):
+            print(f"openai-smoke:   {line}")
+    print(f"openai-smoke: restaged {COMMITTED_CACHE} and {COMMITTED_BASELINE}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--restage"]:
+        return restage()
     tasks = tuple(argv) or DEFAULT_TASKS
     with tempfile.TemporaryDirectory(prefix="agentic-openai-smoke-") as folder:
         work = Path(folder)
         cache, config = work / "cache", work / "agent.toml"
-        server = start_pinned_server(log_path=work / "server.log")
-        print(f"openai-smoke: llama_cpp.server up at {server.base_url} in {server.startup_s:.1f} s")
-        try:
-            config.write_text(agent_config(server), encoding="utf-8")
-            recorded = run(lane_argv(config, cache, "record", work / "recorded", tasks))
-        finally:
-            server.stop()
+        recorded = record(config, cache, work / "recorded", tasks, work / "server.log")
         run([sys.executable, "-m", "agentic", "validate", "report",
              str(work / "recorded" / "report.json")])  # fmt: skip
         replayed = run(lane_argv(config, cache, "replay", work / "replayed", tasks))
@@ -91,7 +137,8 @@ def main(argv: list[str]) -> int:
             f"answers), replayed with the endpoint down in {replayed:.1f} s; canonical.json "
             f"{'byte-identical' if same else 'DIFFERS'}"
         )
-        return 0 if same else 1
+        committed = verify_committed(work)
+        return 0 if same and committed else 1
 
 
 if __name__ == "__main__":
