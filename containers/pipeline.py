@@ -16,7 +16,10 @@ Steps, each failing closed with one line (exit 2):
    qmd-lex reruns to its ``resultsFingerprint``, and the local-model subset's receipts must
    equal the committed lane's receipts of the same pairs (``--smoke``; not compared, and said
    so, when the image's llama.cpp build differs from the committed lane's);
-6. figures (build cold/warm, image size, lane wall time inside vs host) to
+6. the committed LLM lane (bundled fixture): its committed cache and agent config are mounted
+   read-only and replayed inside the image (no network, no endpoint, no key); every receipt
+   must equal the committed baseline's (``baselines/optional/openai-smollm2``);
+7. figures (build cold/warm, image size, lane wall time inside vs host) to
    ``.cache/container/last-run/summary.json`` beside the copied-out artifacts.
 Whatever the outcome, every container, image, store and scratch folder it created is removed.
 """
@@ -49,6 +52,11 @@ QMD_LEX_LANE = "optional/qmd-lex"
 LOCAL_MODEL_LANE = "optional/local-model"
 VERIFIABLE_LANES = (AUTHORITATIVE_LANE, QMD_LEX_LANE, LOCAL_MODEL_LANE)
 BASELINES = Path("baselines")
+# A recorded openai-chat lane: its baseline, the cache it replays from and the agent config.
+LLM_LANE = "optional/openai-smollm2"
+LLM_CACHE = BASELINES / "llm-cache" / "smollm2-endpoint"
+LLM_CONFIG = Path("examples/agents/llama-server.toml")
+IMAGE_LLM = "/llm"
 BASELINE_FILES = ("canonical.json", "report.json")  # what `agentic verify` reads of a lane
 CACHE = Path(".cache/container")
 LAST_RUN = "last-run"
@@ -383,13 +391,15 @@ def run_image_lane(
     image: str,
     lane: Lane,
     inputs: tuple[Path | None, Path | None],
+    *,
+    extra_mounts: Sequence[eng.Mount] = (),
 ) -> LaneResult:
     """``inputs``: the staged fixture (None: the bundled one) and the staged baselines."""
     fixture, baselines = inputs
     out = Path(tempfile.mkdtemp(prefix=f"out-{lane.name}-", dir=session.scratch))
     if not session.user:
         out.chmod(0o777)  # the image's own user (uid 10001) writes the report here
-    mounts = [eng.Mount(out, IMAGE_OUT, read_only=False)]
+    mounts = [eng.Mount(out, IMAGE_OUT, read_only=False), *extra_mounts]
     if fixture is not None:
         mounts.append(eng.Mount(fixture, IMAGE_FIXTURE, read_only=True))
     if lane.verify and baselines is not None:
@@ -657,6 +667,69 @@ def smoke(
             require_verified(lane, result)
 
 
+def llm_lane_committed(root: Path, fixture: Path | None) -> bool:
+    """Whether this checkout has the recorded LLM lane: its baseline, cache and config."""
+    return (
+        fixture is None
+        and all((root / BASELINES / LLM_LANE / name).is_file() for name in BASELINE_FILES)
+        and (root / LLM_CACHE).is_dir()
+        and (root / LLM_CONFIG).is_file()
+    )
+
+
+def llm_replay_lane(report: Mapping[str, Any]) -> Lane:
+    """The committed LLM lane's schedule (its pairs' tasks, adapters and lifecycles), replayed
+    from the mounted cache with the mounted config."""
+    receipts = [r["canonical"] for r in report["receipts"]]
+
+    def joined(field: str) -> str:
+        return ",".join(sorted({str(c[field]) for c in receipts}))
+
+    args = (
+        "--agent-config", f"{IMAGE_LLM}/agent.toml",
+        "--llm-cache", f"{IMAGE_LLM}/cache", "--llm-cache-mode", "replay",
+        "--adapter", joined("adapterId"), "--lifecycle", joined("lifecycle"),
+        "--task", joined("taskId"), "--promote", "none",
+    )  # fmt: skip
+    return Lane("llm-replay", args)
+
+
+def stage_llm(root: Path, scratch: Path) -> Path:
+    target = scratch / "llm"
+    shutil.copytree(root / LLM_CACHE, target / "cache")
+    shutil.copyfile(root / LLM_CONFIG, target / "agent.toml")
+    make_readable(target)
+    return target
+
+
+def receipts_differences(base: Path, new: Path) -> list[str]:
+    from agentic.compare import load_report, receipt_differences
+
+    return receipt_differences(load_report(base), load_report(new))
+
+
+def llm_replay(session: Session, stack: ExitStack, tag: str, figures: dict[str, Any]) -> None:
+    baseline = session.root / BASELINES / LLM_LANE / "report.json"
+    lane = llm_replay_lane(read_json(baseline))
+    staged = stage_llm(session.root, session.scratch)
+    mount = eng.Mount(staged, IMAGE_LLM, read_only=True)
+    result = run_image_lane(session, stack, tag, lane, (None, None), extra_mounts=(mount,))
+    copy_out(session.root, result.out, lane.name)
+    if result.exit_code != 0:
+        raise ContainerError(
+            "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside (replay)"
+        )
+    differences = receipts_differences(baseline, result.out / "report.json")
+    figures["llmReplay"] = {
+        "lane": LLM_LANE,
+        "seconds": round(result.seconds, 2),
+        "pairs": len(read_json(baseline)["receipts"]),
+        "receiptsDiffering": len(differences),
+    }
+    if differences:
+        raise ContainerError("receipts_mismatch", f"{lane.name}: {differences[0]}")
+
+
 def stage_baselines(root: Path, committed: frozenset[str], scratch: Path) -> Path | None:
     """A world-readable copy of the committed lanes' baseline files, for the image's user."""
     if not committed:
@@ -752,6 +825,8 @@ def run_steps(
             session, stack, tag=tag, inputs=inputs, metadata=(commit, dirty), figures=figures
         )
         smoke(session, stack, tag, inputs, figures)
+        if llm_lane_committed(root, options.fixture):
+            llm_replay(session, stack, tag, figures)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agentic.cli import main
 from containers import pipeline
 from containers.engine import ENGINE_ENV, Engine
 from containers.errors import ContainerError
@@ -427,3 +428,37 @@ def test_a_smoke_lane_failure_names_the_first_harness_error(tmp_path: Path) -> N
     report = tmp_path / "report.json"
     report.write_text(json.dumps({"receipts": receipts}), encoding="utf-8")
     assert pipeline.first_harness_error(report) == ": cold_trial_setup_failed: seed missing"
+
+
+def test_the_llm_replay_lane_replays_the_committed_lanes_own_schedule() -> None:
+    report = {
+        "receipts": [
+            {"canonical": {"taskId": t, "adapterId": "lexical", "lifecycle": "cold"}}
+            for t in ("t2", "t1")
+        ]
+    }
+    lane = pipeline.llm_replay_lane(report)
+    args = dict(zip(lane.args[::2], lane.args[1::2], strict=True))
+    assert (lane.name, lane.verify) == ("llm-replay", False)
+    assert args["--llm-cache-mode"] == "replay"
+    assert (args["--adapter"], args["--lifecycle"], args["--task"]) == ("lexical", "cold", "t1,t2")
+
+
+def test_the_committed_llm_lane_is_found_in_this_checkout() -> None:
+    root = Path(__file__).resolve().parents[2]
+    assert pipeline.llm_lane_committed(root, None)
+    assert not pipeline.llm_lane_committed(root, root / "fixtures" / "agentic-retrieval")
+
+
+def test_the_committed_llm_cache_replays_to_the_committed_receipts(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    baseline = root / pipeline.BASELINES / pipeline.LLM_LANE / "report.json"
+    lane = pipeline.llm_replay_lane(pipeline.read_json(baseline))
+    args = [
+        a.replace(f"{pipeline.IMAGE_LLM}/agent.toml", str(root / pipeline.LLM_CONFIG)).replace(
+            f"{pipeline.IMAGE_LLM}/cache", str(root / pipeline.LLM_CACHE)
+        )
+        for a in lane.args
+    ]
+    assert main(["run", *args, "--quiet", "--out", str(tmp_path / "out")]) == 0
+    assert pipeline.receipts_differences(baseline, tmp_path / "out" / "report.json") == []
