@@ -62,7 +62,7 @@ LANE_ARTIFACTS: tuple[str, ...] = (
 LANE_COMPANIONS: tuple[str, ...] = ("report.html",)
 _COMPANION = "(?:" + "|".join(re.escape(name) for name in LANE_COMPANIONS) + ")"
 _HEX = f"[0-9a-f]{{{2 * TEMP_TOKEN_BYTES}}}"
-# Left only by a killed ``replace_file`` (a companion rewrite, ``agentic view``).
+# Left only by a killed ``contract.files.replace_atomically`` (a companion rewrite, a page).
 _TEMP_SHAPE = re.compile(f"{re.escape(TEMP_PREFIX)}{_COMPANION}-{_HEX}")
 _MAX_LISTED = 3
 
