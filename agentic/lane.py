@@ -17,12 +17,13 @@ from agentic.contract.report import (
     pair_identity,
 )
 from agentic.contract.schemas import parse_and_load
+from agentic.contract.text import one_line
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.report.artifacts import render_artifacts, write_artifacts
 from agentic.report.assemble import build_report
 from agentic.report.environment import collect_environment
 from agentic.report.markdown import render_beside
-from agentic.report.output_dir import check_output
+from agentic.report.output_dir import check_output, lane_identity
 from agentic.resources import locks_dir, repo_root
 from agentic.runner.catalog import (
     AUTHORITATIVE_LANE,
@@ -54,7 +55,7 @@ class LaneRequest:
     write: bool = False
     # Replace a previous report of another lane at the output (never other content).
     force: bool = False
-    jobs: int = 1  # cold pairs at once; only for an agent that allows it (OpenedAgent.concurrent)
+    jobs: int = 1  # cold pairs at once; only for an agent that allows it (AgentEntry.concurrent)
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
 
 
@@ -97,9 +98,9 @@ def harness_failure(report: BenchmarkReport) -> str | None:
     count = sum(1 for r in failing if r.canonical.adapterId == adapter)
     total = sum(1 for r in report.receipts if r.canonical.adapterId == adapter)
     others = sorted({r.canonical.adapterId for r in failing} - {adapter})
-    diagnostic = " ".join(next(iter(failing[0].observations.diagnostics), "no diagnostic").split())
-    if len(diagnostic) > MAX_DIAGNOSTIC_CHARS:
-        diagnostic = diagnostic[: MAX_DIAGNOSTIC_CHARS - 1] + "…"
+    diagnostic = one_line(
+        next(iter(failing[0].observations.diagnostics), "no diagnostic"), MAX_DIAGNOSTIC_CHARS
+    )
     also = f"; also {', '.join(others)}" if others else ""
     return (
         f"{first.failure.code or 'harness_error'}: {adapter}: {count} of {total} pairs hit a "
@@ -152,6 +153,8 @@ def _target(
     fixture: Fixture,
     schedule_tasks: tuple[str, ...],
     adapters: tuple[str, ...],
+    *,
+    agent_id: str,
 ) -> Path | None:
     target: Path | None = request.out
     if request.write:
@@ -167,7 +170,8 @@ def _target(
             raise ContractError("unsafe_baseline_write", "--write needs a source checkout")
         target = root / "baselines" / lane.folder
     if target is not None:
-        check_output(target)  # a link, a file or foreign content: refused before the run
+        # A link, a file, foreign content or another lane's report: refused before the run.
+        check_output(target, lane_identity(agent_id, adapters), force=request.force)
     return target
 
 
@@ -256,7 +260,9 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         trials=lane.trials,
     )
     # Refuse an unsafe write before any preparation, like every other schedule error.
-    target = _target(request, catalog, fixture, schedule.task_ids, schedule.adapter_ids)
+    target = _target(
+        request, catalog, fixture, schedule.task_ids, schedule.adapter_ids, agent_id=lane.agent_id
+    )
     isolation = _isolation(catalog, schedule.adapter_ids)
     config = RunConfig(
         fixture=fixture,
@@ -300,11 +306,10 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         promotion_heading=_promotion_heading(catalog, request.promote),
         extra_markdown=_beside_authoritative(report, target),
     )
-    if target is not None:
-        files["report.html"] = _page(report, fixture)
     failed = preparation_failure(report)
     reproduced = False
     if target is not None and failed is None:
+        files["report.html"] = _page(report, fixture)  # rendered only when it will be written
         # A baseline whose results reproduce the committed ones keeps those files untouched.
         written = write_artifacts(
             target,

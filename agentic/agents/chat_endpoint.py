@@ -28,10 +28,12 @@ import httpx2
 
 from agentic.agents.base import AgentStepError
 from agentic.agents.llm_cache import Exchange, LlmCache, Response
+from agentic.contract.text import one_line
 
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 RATE_LIMIT_BUDGET_S = 60.0  # the most a pair waits out 429s in total
 DEFAULT_RETRY_AFTER_S = 1.0
+EXCERPT_CHARS = 200  # of a failed reply's body, in its one-line reason
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,8 @@ def _retry_after(response: httpx2.Response) -> float:
     return max(0.0, seconds)
 
 
-def _excerpt(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+def _excerpt(text: str) -> str:
+    return one_line(text, EXCERPT_CHARS)
 
 
 @dataclass

@@ -34,7 +34,7 @@ from agentic.agents.base import AgentStepError, TokenCount
 from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
 from agentic.agents.llm_cache import LlmCache
 from agentic.agents.prompting import render_task
-from agentic.contract.canonical import canonical_bytes, fingerprint
+from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.schemas import load_schemas
@@ -163,14 +163,10 @@ def function_tools(tools: list[dict[str, Any]], task: AgentTask) -> list[dict[st
     return [*offered, final]
 
 
-def _json_text(value: Any) -> str:
-    return canonical_bytes(value).decode("utf-8")
-
-
 def _result_message(
     call: VisibleCall, call_id: str, role: Literal["tool", "user"]
 ) -> dict[str, Any]:
-    result = _json_text(call.result.to_json())
+    result = canonical_text(call.result.to_json())
     if role == "tool":
         return {"role": "tool", "tool_call_id": call_id, "content": result}
     return {"role": "user", "content": f"Result of {call_id} ({call.toolName}): {result}"}
@@ -199,7 +195,7 @@ def messages(
                         "type": "function",
                         "function": {
                             "name": call.toolName,
-                            "arguments": _json_text(call.arguments),
+                            "arguments": canonical_text(call.arguments),
                         },
                     }
                 ],
@@ -278,6 +274,11 @@ class EndpointIdentity:
     models: tuple[str, ...]
     cached: bool
 
+    @property
+    def answers(self) -> Literal["live", "content-addressed cache"]:
+        """How answers reach the lane, as the fingerprint and the report's environment say."""
+        return "content-addressed cache" if self.cached else "live"
+
 
 def endpoint_models(endpoint: Endpoint) -> tuple[str, ...]:
     listing = endpoint.get_json("models")
@@ -307,7 +308,7 @@ class OpenAIChatAgent:
                 "prompt": PROMPT_VERSION,
                 "behaviour": config.behaviour(),
                 "endpointModels": list(identity.models),
-                "answers": "content-addressed cache" if identity.cached else "live",
+                "answers": identity.answers,
             }
         )
 

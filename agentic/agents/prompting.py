@@ -26,6 +26,7 @@ from agentic.agents.observed import Item, call_items
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
+from agentic.contract.text import ELLIPSIS, clip
 
 PROMPT_VERSION = "local-model-prompt-v2"
 
@@ -84,7 +85,6 @@ _STOPWORDS = frozenset(
 # whole made every step cost seconds of prompt evaluation on two cores.
 RESULT_CHARS = 900
 LINE_CHARS = 160
-ELLIPSIS = "\u2026"
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def focus_terms(task: AgentTask, call: VisibleCall) -> frozenset[str]:
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + ELLIPSIS
+    return clip(text, LINE_CHARS)
 
 
 def shown_lines(task: AgentTask, call: VisibleCall) -> tuple[Line, ...]:
@@ -236,10 +236,7 @@ def render_result(task: AgentTask, calls: Sequence[VisibleCall]) -> str:
     if readable_items(call):
         return f"{head}\nEvidence:\n{_render_evidence(task, call)}"
     if _shows_content(call):
-        content = result.content
-        if len(content) > RESULT_CHARS:
-            content = content[: RESULT_CHARS - 1] + ELLIPSIS
-        return f"{head}\n{content}"
+        return f"{head}\n{clip(result.content, RESULT_CHARS)}"
     return f"{head}\nNo evidence." if result.status == "ok" else head
 
 

@@ -39,6 +39,7 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport
 from agentic.contract.strict_json import parse_strict
 from agentic.contract.task import AgentTask
+from agentic.contract.text import one_line
 
 # A document is refused on its first violation; looking further than this many is wasted work
 # (and memory: a huge malformed array would yield one violation per item).
@@ -176,8 +177,7 @@ def _pointer(path: Iterable[str | int]) -> str:
 
 
 def _shorten(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+    return one_line(text, _MAX_MESSAGE)
 
 
 def _branch_rank(errors: list[ValidationError]) -> tuple[int, int, int]:

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
-from agentic.contract.files import TEMP_PREFIX, replace_atomically
+from agentic.contract.files import replace_atomically
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.report.assemble import projection
@@ -254,7 +254,7 @@ def _write_companions(target: Path, files: Mapping[str, bytes]) -> None:
     names = frozenset(files)
     try:
         for path in target.iterdir():
-            if path.name.startswith(TEMP_PREFIX) and is_temp(path.name):
+            if is_temp(path.name):
                 path.unlink(missing_ok=True)
         for name in COMPANION_NAMES:
             if name not in names:

@@ -24,6 +24,7 @@ from typing import Any
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.receipt import Call, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, ScoreRecord
+from agentic.contract.text import clip
 from agentic.report.charts import RateBar, distributions, grouped_rates, rate_bars
 from agentic.report.html_file import GENERATOR, page_environment
 from agentic.report.markdown import COHORT_HEADER, cohort_rows, cohorts, promotion_uncertainty
@@ -34,10 +35,6 @@ from agentic.scoring.task_facts import OracleSpan, TaskFacts
 EXCERPT_CHARS = 400  # of a result's content, per call
 ARGUMENT_CHARS = 300  # of a call's arguments, as compact JSON
 Facts = Mapping[str, TaskFacts]
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --- the rows the template reads -------------------------------------------------------------
@@ -217,10 +214,10 @@ def _call_row(call: Call) -> CallRow:
     return CallRow(
         index=call.callIndex,
         tool=call.toolName,
-        arguments=_clip(arguments, ARGUMENT_CHARS),
+        arguments=clip(arguments, ARGUMENT_CHARS),
         status=result.status if result.errorCode is None else f"{result.status} {result.errorCode}",
         role=result.resultRole,
-        excerpt=_clip(result.content, EXCERPT_CHARS),
+        excerpt=clip(result.content, EXCERPT_CHARS),
         evidence=tuple(_where(e.uri, e.startLine, e.endLine) for e in result.evidence),
         failure=call.failureCode,
         delivered=call.deliveredToAgent,

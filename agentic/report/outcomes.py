@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import TaskScore
+from agentic.contract.text import clip
 
 # An invalid output can be a whole schema message; a grid cell shows its start.
 MAX_INVALID_CHARS = 48
@@ -63,8 +64,6 @@ def incomplete_reason(receipt: CanonicalReceipt, score: TaskScore) -> str:
 
 
 def _invalid_text(outputs: tuple[str, ...]) -> str:
-    first = outputs[0]
-    if len(first) > MAX_INVALID_CHARS:
-        first = first[: MAX_INVALID_CHARS - 1] + "…"
+    first = clip(outputs[0], MAX_INVALID_CHARS)
     more = f" (+{len(outputs) - 1} more)" if len(outputs) > 1 else ""
     return first + more

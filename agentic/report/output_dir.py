@@ -42,7 +42,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -102,7 +102,15 @@ def _lane_identity(names: frozenset[str], read: Reader) -> str | None:
     adapters = _ids(report.get("preparations"), "adapterId")
     if agent is None or adapters is None:
         return None
-    return f"agent {agent}; adapters {','.join(adapters) or 'none'}"
+    return lane_identity(agent, adapters).detail
+
+
+def lane_identity(agent_id: str, adapter_ids: Iterable[str]) -> Identity:
+    """The identity of a lane report of ``agent_id`` over ``adapter_ids``, as its files name
+    it: known before the lane runs, so a folder holding another lane's report is refused
+    before the run rather than after it."""
+    adapters = ",".join(sorted(set(adapter_ids))) or "none"
+    return Identity("lane", f"agent {agent_id}; adapters {adapters}")
 
 
 def _ranking_identity(names: frozenset[str], read: Reader) -> str | None:
@@ -320,10 +328,13 @@ def previous_report(target: Path) -> PreviousReport | None:
     return None if kind is None else PreviousReport(target, kind, found)
 
 
-def check_output(target: Path) -> None:
-    """Refuse an output folder the kit may not replace, before any work is done. Cheap: no file
-    is read. ``write_artifacts`` checks again, and the identity too, under its lock."""
-    previous_report(target)
+def check_output(target: Path, expected: Identity | None = None, *, force: bool = False) -> None:
+    """Refuse an output folder the kit may not replace, before any work is done; with
+    ``expected``, also one holding a report of another identity (unless ``force``), which reads
+    that report's identity file. ``write_artifacts`` checks both again under its lock."""
+    previous = previous_report(target)
+    if expected is not None:
+        check_replaceable(target, previous, expected, force=force)
 
 
 def check_replaceable(

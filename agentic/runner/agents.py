@@ -149,7 +149,7 @@ def open_openai_agent(
         baseUrl=config.base_url,
         model=config.model,
         endpointModels=models,
-        answers="content-addressed cache" if identity.cached else "live",
+        answers=identity.answers,
     )
     trials = (Trial(trialId=OPENAI_TRIAL_ID, seed=config.seed),)
     return OpenedAgent(config.id, config.id, lambda: agent, trials, endpoint=provenance)

@@ -7,7 +7,6 @@ from typing import Any
 
 from agentic.agents.grammar import Citable
 from agentic.agents.prompting import (
-    ELLIPSIS,
     LINE_CHARS,
     RESULT_CHARS,
     after_call,
@@ -23,6 +22,7 @@ from agentic.agents.prompting import (
 from agentic.contract.canonical import canonical_text, sha256_hex
 from agentic.contract.steps import VisibleCall, VisibleEvidence, VisibleResult
 from agentic.contract.task import AgentTask
+from agentic.contract.text import ELLIPSIS
 from tests.support.tiny_fixture import TASK_B, tiny_documents
 
 URI = "gno://c0b2/d001.md"

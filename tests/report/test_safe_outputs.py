@@ -506,3 +506,22 @@ def test_run_out_refuses_a_folder_with_a_foreign_file_before_running(
     # One line and no progress: refused before any preparation, --force or not.
     assert err.count("\n") == 1 and err.startswith("agentic: unsafe_output_path: "), err
     assert snapshot(tmp_path) == before
+
+
+def test_run_out_refuses_another_lanes_report_before_running(
+    tmp_path: Path, tiny_fixture_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    argv = ["run", "--fixture", str(tiny_fixture_dir), "--promote", "none", "--quiet"]
+    assert main([*argv, "--adapter", "lexical", "--out", str(out)]) == 0
+    capsys.readouterr()
+    before = snapshot(tmp_path)
+
+    code = main(["run", "--fixture", str(tiny_fixture_dir), "--adapter", "capsule",
+                 "--promote", "none", "--out", str(out)])  # fmt: skip
+
+    err = capsys.readouterr().err
+    assert code == 2
+    # One line and no progress: the other lane's report is named before any preparation.
+    assert err.count("\n") == 1 and err.startswith("agentic: output_holds_another_report: "), err
+    assert snapshot(tmp_path) == before
