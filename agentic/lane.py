@@ -259,6 +259,9 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         lifecycles=request.lifecycles,
         trials=lane.trials,
     )
+    if lane.check_task is not None:
+        for task_id in schedule.task_ids:
+            lane.check_task(fixture.task(task_id))
     # Refuse an unsafe write before any preparation, like every other schedule error.
     target = _target(
         request, catalog, fixture, schedule.task_ids, schedule.adapter_ids, agent_id=lane.agent_id

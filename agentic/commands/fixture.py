@@ -1,7 +1,9 @@
-"""``agentic fixture check|status|pin [DIR]``: verify, describe and re-pin a fixture.
+"""``agentic fixture init|add-task|check|status|pin``: build, verify, describe and re-pin a
+fixture (docs/fixtures.md).
 
 DIR defaults to the bundled fixture. Any violation raises ContractError, which the CLI prints as
-one line naming the file and field, with exit code 2.
+one line naming the file and field, with exit code 2. ``check`` also runs the oracle ceiling and
+exits 1 when a task would fail under it, with one explanation per line.
 """
 
 from __future__ import annotations
@@ -23,8 +25,46 @@ def _fixture_dir(args: argparse.Namespace) -> Path:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from agentic.ceiling import diagnose_fixture
+
     fixture = load_fixture(_fixture_dir(args))
     print(fixture.corpus_fingerprint)
+    if args.no_ceiling:
+        return 0
+    diagnoses = diagnose_fixture(fixture, args.cues)
+    for diagnosis in diagnoses:
+        for reason in diagnosis.reasons:
+            print(f"{diagnosis.task_id}: {reason}")
+    total = len(fixture.tasks)
+    print(f"oracle ceiling: {total - len(diagnoses)}/{total} tasks solvable")
+    return 1 if diagnoses else 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from agentic.fixture.authoring import init_fixture
+
+    result = init_fixture(
+        Path(args.dir),
+        Path(args.corpus),
+        license=args.license,
+        provenance=args.provenance,
+        fixture_version=args.fixture_version,
+    )
+    for area, count in sorted(result.areas.items()):
+        print(f"area {area}: {count} documents")
+    if result.skipped:
+        print(f"skipped {result.skipped} files that are not .md, .markdown, .txt or .rst")
+    print(f"next: write a task spec and run `agentic fixture add-task {args.dir} SPEC.toml`")
+    return 0
+
+
+def _add_task(args: argparse.Namespace) -> int:
+    from agentic.fixture.authoring import add_task
+
+    added = add_task(Path(args.dir), Path(args.spec), replace=args.replace)
+    collections = ", ".join(f"{area} -> {c}" for area, c in added.collections.items())
+    print(f"task {added.task_id} ({collections})")
+    print(added.pin.fixture.corpus_fingerprint)
     return 0
 
 
@@ -56,9 +96,39 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("fixture", help="verify, describe or re-pin a fixture")
     actions = parser.add_subparsers(dest="fixture_command", required=True)
 
-    check = actions.add_parser("check", help="verify everything; print the corpus fingerprint")
+    check = actions.add_parser(
+        "check",
+        help="verify everything, print the corpus fingerprint, and explain each task that would "
+        "fail under the oracle ceiling (exit 1 if any)",
+    )
     _add_dir(check)
+    check.add_argument("--cues", type=Path, default=None, help="the fixture agent's cue table")
+    check.add_argument(
+        "--no-ceiling", action="store_true", help="verify only; do not run the oracle ceiling"
+    )
     check.set_defaults(func=_check)
+
+    init = actions.add_parser(
+        "init", help="start a fixture from a folder of documents (one area per sub-folder)"
+    )
+    init.add_argument("dir", metavar="DIR", help="the new fixture's folder (missing or empty)")
+    init.add_argument("--corpus", required=True, metavar="SRC", help="folder of .md/.txt documents")
+    init.add_argument("--license", required=True, help="the documents' license (manifest)")
+    init.add_argument("--provenance", required=True, help="where the documents come from")
+    init.add_argument(
+        "--fixture-version", default="1", help="the manifest fixtureVersion (default: 1)"
+    )
+    init.set_defaults(func=_init)
+
+    add = actions.add_parser(
+        "add-task", help="turn a task spec (TOML) into task, oracle, corpus and cues; re-pin"
+    )
+    add.add_argument("dir", metavar="DIR", help="a fixture made by `agentic fixture init`")
+    add.add_argument("spec", metavar="SPEC", help="the task spec file (docs/fixtures.md)")
+    add.add_argument(
+        "--replace", metavar="TASKID", help="rewrite this task from its (edited) spec, same id"
+    )
+    add.set_defaults(func=_add_task)
 
     status = actions.add_parser("status", help="counts per category, claim type, evidence, ...")
     _add_dir(status)

@@ -256,6 +256,19 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "a fixture path does not match the fixed layout of its kind",
     ),
     ErrorCode(
+        "fixture_authoring_failed",
+        None,
+        True,
+        "fixture init or add-task refused: a folder that is not empty, an unknown area, an "
+        "evidence line that is not in its document, a claim key another task owns",
+    ),
+    ErrorCode(
+        "fixture_agent_cues_missing",
+        None,
+        True,
+        "the fixture agent was scheduled on a task with a claim its cue table has no entry for",
+    ),
+    ErrorCode(
         "fixture_manifest_invalid",
         None,
         True,
@@ -480,6 +493,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "the fixture agent's cue table is unreadable or malformed, or its sha256 is not hex",
+    ),
+    ErrorCode(
+        "invalid_task_spec",
+        None,
+        True,
+        "a task spec is not UTF-8 TOML, has an unknown or missing key, or breaks a naming or "
+        "value rule",
     ),
     ErrorCode(
         "invalid_final_envelope",

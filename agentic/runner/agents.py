@@ -10,6 +10,7 @@ from agentic.agents.base import Agent, AgentStepError
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.report import AgentEndpoint, Trial
+from agentic.contract.task import AgentTask
 from agentic.locks import (
     ModelPreflight,
     enforce_offline,
@@ -35,12 +36,28 @@ def open_fixture_agent(fixture_root: Path, cues_path: Path | None) -> OpenedAgen
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ContractError("invalid_cue_table", f"cannot read {path}: {exc.strerror}") from None
+        raise ContractError(
+            "invalid_cue_table",
+            f"the fixture agent reads its cues from {path}: {exc.strerror} (add cues to the task "
+            "specs and re-add them, pass --cues FILE, or run another agent)",
+        ) from None
     table = parse_cue_table(data)
     digest = sha256_hex(data)
     agent = FixtureAgent(table, digest)
+
+    def check_task(task: AgentTask) -> None:
+        uncued = [c.claimKey for c in task.claims if table.get(c.claimKey) is None]
+        if uncued:
+            raise ContractError(
+                "fixture_agent_cues_missing",
+                f"task {task.taskId}: claim {uncued[0]} has no entry in {path.name}; the fixture "
+                "agent runs only on tasks whose every claim has cues",
+            )
+
     # The fixture agent is stateless between sessions, so one instance serves every pair.
-    return OpenedAgent("fixture", agent.agent_id, lambda: agent, FIXTURE_TRIALS)
+    return OpenedAgent(
+        "fixture", agent.agent_id, lambda: agent, FIXTURE_TRIALS, check_task=check_task
+    )
 
 
 def local_model_settings(checked: ModelPreflight, environ: Mapping[str, str]) -> LocalModelSettings:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.report import AgentEndpoint, Trial
+from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 
 if TYPE_CHECKING:
@@ -101,6 +102,8 @@ class OpenedAgent:
     factory: Callable[[], Agent]
     trials: tuple[Trial, ...]
     endpoint: AgentEndpoint | None = None  # an endpoint agent's provenance (the environment)
+    # Refuses (ContractError) a task this agent cannot run at all, before anything is prepared.
+    check_task: Callable[[AgentTask], None] | None = None
 
 
 @dataclass(frozen=True)
