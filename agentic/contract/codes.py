@@ -200,6 +200,19 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "agentic export: the --out file could not be written",
     ),
     ErrorCode(
+        "fixture_agent_cues_missing",
+        None,
+        True,
+        "the fixture agent was scheduled on a task with a claim its cue table has no entry for",
+    ),
+    ErrorCode(
+        "fixture_authoring_failed",
+        None,
+        True,
+        "fixture init or add-task refused: a folder that is not empty, an unknown area, an "
+        "evidence line that is not in its document, a claim key another task owns",
+    ),
+    ErrorCode(
         "fixture_canary_leak",
         None,
         True,
@@ -254,19 +267,6 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a fixture path does not match the fixed layout of its kind",
-    ),
-    ErrorCode(
-        "fixture_authoring_failed",
-        None,
-        True,
-        "fixture init or add-task refused: a folder that is not empty, an unknown area, an "
-        "evidence line that is not in its document, a claim key another task owns",
-    ),
-    ErrorCode(
-        "fixture_agent_cues_missing",
-        None,
-        True,
-        "the fixture agent was scheduled on a task with a claim its cue table has no entry for",
     ),
     ErrorCode(
         "fixture_manifest_invalid",
@@ -495,13 +495,6 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the fixture agent's cue table is unreadable or malformed, or its sha256 is not hex",
     ),
     ErrorCode(
-        "invalid_task_spec",
-        None,
-        True,
-        "a task spec is not UTF-8 TOML, has an unknown or missing key, or breaks a naming or "
-        "value rule",
-    ),
-    ErrorCode(
         "invalid_final_envelope",
         "agent_error",
         True,
@@ -586,6 +579,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "the task list is empty, repeats a task, or names a task not in the fixture",
+    ),
+    ErrorCode(
+        "invalid_task_spec",
+        None,
+        True,
+        "a task spec is not UTF-8 TOML, has an unknown or missing key, or breaks a naming or "
+        "value rule",
     ),
     ErrorCode(
         "invalid_tool_result",
