@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from agentic.adapters.errors import AdapterCallError
-from agentic.contract.receipt import Capabilities, CapabilityState, ToolResult
+from agentic.contract.receipt import Capabilities, CapabilityState, ToolEvidence, ToolResult
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.tools import TOOL_NAMES, argument_errors
@@ -53,6 +53,20 @@ class CallOutcome:
     result: ToolResult
     backend_invocations: int
     diagnostics: tuple[str, ...] = ()
+
+
+def ok_outcome(
+    role: Literal["candidates", "source"],
+    content: str,
+    evidence: Iterable[ToolEvidence],
+    invocations: int,
+    notes: Iterable[str] = (),
+) -> CallOutcome:
+    """A call the backend answered: the ``ok`` tool result the agent receives."""
+    result = ToolResult(
+        status="ok", resultRole=role, content=content, evidence=tuple(evidence), errorCode=None
+    )
+    return CallOutcome(result=result, backend_invocations=invocations, diagnostics=tuple(notes))
 
 
 class AdapterSession(Protocol):

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic.adapters import indexed, reads
-from agentic.adapters.base import CallOutcome
+from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.lexical_index import Hit, first_chunk_end
 from agentic.contract.canonical import canonical_text
-from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ADAPTER_ID = "lexical"
@@ -134,14 +134,8 @@ def lexical_search(
     ]
     payloads = [r.payload(query) for r in results]
     content = canonical_text(payloads[0] if len(payloads) == 1 else {"scopes": payloads})
-    result = ToolResult(
-        status="ok",
-        resultRole="candidates",
-        content=content,
-        evidence=tuple(e for r in results for e in r.evidence),
-        errorCode=None,
-    )
-    return CallOutcome(result=result, backend_invocations=len(scopes))
+    evidence = [e for r in results for e in r.evidence]
+    return ok_outcome("candidates", content, evidence, len(scopes))
 
 
 class LexicalAdapter(indexed.IndexedAdapter):

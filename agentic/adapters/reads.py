@@ -27,11 +27,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentic.adapters.base import CallOutcome
+from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical_index import LexicalIndex
 from agentic.contract.jsrules import is_blank
-from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
 LEXICAL_HASH_REASON = "lexical results do not provide complete source/span hash pairs"
@@ -121,14 +121,7 @@ def read_content(evidence: list[ToolEvidence]) -> str:
 
 
 def source_outcome(evidence: list[ToolEvidence], invocations: int) -> CallOutcome:
-    result = ToolResult(
-        status="ok",
-        resultRole="source",
-        content=read_content(evidence),
-        evidence=tuple(evidence),
-        errorCode=None,
-    )
-    return CallOutcome(result=result, backend_invocations=invocations)
+    return ok_outcome("source", read_content(evidence), evidence, invocations)
 
 
 def get(

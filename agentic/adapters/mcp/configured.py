@@ -43,38 +43,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities
+from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities, ok_outcome
 from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.adapters.mcp import profile, results
 from agentic.adapters.mcp.backend_config import BackendConfig, ToolMapping, load_backend_config
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
-from agentic.adapters.mcp.profile import (
-    CallScope,
-    FanOut,
-    HttpEndpoint,
-    McpProfile,
-    NativeBuild,
-    ParseInput,
-    RawResult,
-    ReadinessProbe,
-    ToolBinding,
-)
-from agentic.adapters.mcp.results import (
-    as_int,
-    as_list,
-    as_object,
-    as_str,
-    check_claimed_lines,
-    invalid,
-    matching_evidence,
-    mismatch_note,
-    scoped_file,
-    span_rule_lines,
-)
 from agentic.adapters.reads import TaskScope, nonblank_evidence, read_content
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.jsrules import is_blank
-from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
+from agentic.contract.receipt import Capabilities, ToolEvidence
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
 CORPUS_DIR = "corpus"
@@ -158,8 +136,10 @@ def _environment(config: BackendConfig, config_dir: Path) -> Callable[[Path, Pat
 
 def _prepare(
     config: BackendConfig, config_dir: Path
-) -> Callable[[CorpusSnapshot, Path, float], NativeBuild]:
-    def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
+) -> Callable[[CorpusSnapshot, Path, float], profile.NativeBuild]:
+    def prepare_native(
+        snapshot: CorpusSnapshot, root: Path, timeout_s: float
+    ) -> profile.NativeBuild:
         lay_out_corpus(snapshot, root / CORPUS_DIR)
         prepared = root / PREPARED_DIR
         prepared.mkdir(parents=True, exist_ok=True)
@@ -180,7 +160,7 @@ def _prepare(
                     f"{config.id} prepare exited {finished.returncode}: {finished.stderr_tail}",
                 )
         files = sum(1 for p in prepared.rglob("*") if p.is_file())
-        return NativeBuild(
+        return profile.NativeBuild(
             index_fingerprint=_index_fingerprint(snapshot.fingerprint, root),
             details={"documents": len(snapshot.files), "preparedFiles": files},
         )
@@ -202,7 +182,7 @@ def _declares_array(schema: Any) -> bool:
 
 
 def _scope_value(
-    arguments: dict[str, Any], scope: CallScope, property_schema: Any
+    arguments: dict[str, Any], scope: profile.CallScope, property_schema: Any
 ) -> str | list[str] | None:
     named = arguments.get("collection")
     task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
@@ -215,10 +195,10 @@ def _scope_value(
     return scope.collections[0] if len(scope.collections) == 1 else None
 
 
-ArgumentMapper = Callable[[dict[str, Any], CallScope], dict[str, Any]]
+ArgumentMapper = Callable[[dict[str, Any], profile.CallScope], dict[str, Any]]
 
 
-def _string_scope(mapping: ToolMapping, scope: CallScope) -> str | None:
+def _string_scope(mapping: ToolMapping, scope: profile.CallScope) -> str | None:
     """The server argument of a string-typed collection scope, else None."""
     server_name = mapping.arguments.get("collection")
     if server_name is None:
@@ -228,43 +208,47 @@ def _string_scope(mapping: ToolMapping, scope: CallScope) -> str | None:
     return None if _declares_array(properties.get(server_name)) else server_name
 
 
-def _fan_out(mapping: ToolMapping, shape: Literal["hits", "resources"]) -> FanOut:
+def _fan_out(mapping: ToolMapping, shape: Literal["hits", "resources"]) -> profile.FanOut:
     """A server whose scope argument takes one collection is asked once per task collection
     when the agent names none (as the in-process adapters search each collection)."""
     mapper = _mapper(mapping)
 
-    def split(arguments: dict[str, Any], scope: CallScope) -> tuple[dict[str, Any], ...] | None:
+    def split(
+        arguments: dict[str, Any], scope: profile.CallScope
+    ) -> tuple[dict[str, Any], ...] | None:
         server_name = _string_scope(mapping, scope)
         if server_name is None or "collection" in arguments or len(scope.collections) < 2:
             return None
         base = mapper(arguments, scope)
         return tuple({**base, server_name: collection} for collection in scope.collections)
 
-    return FanOut(split=split, merge=_merge_hits if shape == "hits" else _merge_resources)
+    return profile.FanOut(split=split, merge=_merge_hits if shape == "hits" else _merge_resources)
 
 
-def _merge_hits(raws: Sequence[RawResult]) -> RawResult:
+def _merge_hits(raws: Sequence[profile.RawResult]) -> profile.RawResult:
     failed = next((raw for raw in raws if raw.is_error), None)
     if failed is not None:
         return failed
-    results: list[Any] = []
+    hits: list[Any] = []
     for raw in raws:
-        results.extend(
-            as_list(as_object(_hits_document(raw), "search result").get("results"), "results")
+        hits.extend(
+            results.as_list(
+                results.as_object(_hits_document(raw), "search result").get("results"), "results"
+            )
         )
-    return RawResult(is_error=False, structured={"results": results}, text="")
+    return profile.RawResult(is_error=False, structured={"results": hits}, text="")
 
 
-def _merge_resources(raws: Sequence[RawResult]) -> RawResult:
+def _merge_resources(raws: Sequence[profile.RawResult]) -> profile.RawResult:
     failed = next((raw for raw in raws if raw.is_error), None)
     if failed is not None:
         return failed
     resources = tuple(resource for raw in raws for resource in raw.resources)
-    return RawResult(is_error=False, structured=None, text="", resources=resources)
+    return profile.RawResult(is_error=False, structured=None, text="", resources=resources)
 
 
 def _mapper(mapping: ToolMapping) -> ArgumentMapper:
-    def map_arguments(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+    def map_arguments(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
         task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
         for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
             if uri is not None:
@@ -299,19 +283,19 @@ class Item:
     mismatched: int
 
 
-def _allowed(call: ParseInput) -> tuple[str, ...]:
+def _allowed(call: profile.ParseInput) -> tuple[str, ...]:
     named = call.arguments.get("collection")
     return (str(named),) if call.tool == "search" and named is not None else call.scope.collections
 
 
-def _hits_document(raw: RawResult) -> Any:
+def _hits_document(raw: profile.RawResult) -> Any:
     """The structured content, or else the JSON text of the result."""
     if raw.structured is not None:
         return raw.structured
     try:
         return json.loads(raw.text)
     except ValueError:
-        raise invalid("the result is neither structured content nor JSON text") from None
+        raise results.invalid("the result is neither structured content nor JSON text") from None
 
 
 def _range_lines(text: str, count: int) -> tuple[str, ...]:
@@ -325,26 +309,28 @@ def _range_lines(text: str, count: int) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _hit_items(call: ParseInput) -> list[Item]:
+def _hit_items(call: profile.ParseInput) -> list[Item]:
     document = _hits_document(call.raw)
-    results = as_list(as_object(document, f"{call.tool} result").get("results"), "results")
+    hits = results.as_list(
+        results.as_object(document, f"{call.tool} result").get("results"), "results"
+    )
     items = []
-    for position, value in enumerate(results):
+    for position, value in enumerate(hits):
         what = f"results[{position}]"
-        hit = as_object(value, what)
-        uri = as_str(hit.get("uri"), f"{what}.uri")
-        file = scoped_file(call.scope, uri, _allowed(call))
-        start = as_int(hit.get("startLine"), f"{what}.startLine", 1)
-        end = as_int(hit.get("endLine"), f"{what}.endLine", start - 1)
-        check_claimed_lines(file, start, end, what)
+        hit = results.as_object(value, what)
+        uri = results.as_str(hit.get("uri"), f"{what}.uri")
+        file = results.scoped_file(call.scope, uri, _allowed(call))
+        start = results.as_int(hit.get("startLine"), f"{what}.startLine", 1)
+        end = results.as_int(hit.get("endLine"), f"{what}.endLine", start - 1)
+        results.check_claimed_lines(file, start, end, what)
         claimed: dict[str, Any] = {"uri": uri, "startLine": start, "endLine": end}
         if "text" in hit:
-            text = as_str(hit["text"], f"{what}.text")
+            text = results.as_str(hit["text"], f"{what}.text")
             claimed["text"] = text
             lines = _range_lines(text, end - start + 1)
             if len(lines) != end - start + 1:
-                raise invalid(f"{what} holds {len(lines)} lines for range {start}-{end}")
-            found, mismatched = matching_evidence(file, start, lines, REASON)
+                raise results.invalid(f"{what} holds {len(lines)} lines for range {start}-{end}")
+            found, mismatched = results.matching_evidence(file, start, lines, REASON)
             items.append(Item(file, start, lines, claimed, tuple(found), mismatched))
         else:
             lines = file.lines[start - 1 : end]
@@ -367,21 +353,21 @@ def align(file: CorpusFile, lines: Sequence[str], prefer: int = 1) -> int | None
     return None
 
 
-def _resource_items(call: ParseInput) -> list[Item]:
+def _resource_items(call: profile.ParseInput) -> list[Item]:
     if call.raw.is_error:
-        raise invalid(f"{call.tool}: error result")
+        raise results.invalid(f"{call.tool}: error result")
     prefer = int(call.arguments.get("fromLine", 1))
     items = []
     for resource in call.raw.resources:
-        file = scoped_file(call.scope, resource.uri, _allowed(call))
-        lines = span_rule_lines(resource.text)
+        file = results.scoped_file(call.scope, resource.uri, _allowed(call))
+        lines = results.span_rule_lines(resource.text)
         start = align(file, lines, prefer)
         claimed: dict[str, Any] = {"uri": resource.uri, "text": resource.text}
         if start is None:
             unmatched = sum(1 for line in lines if not is_blank(line))
             items.append(Item(file, 1, lines, claimed, (), unmatched))
             continue
-        found, _ = matching_evidence(file, start, lines, REASON)
+        found, _ = results.matching_evidence(file, start, lines, REASON)
         items.append(Item(file, start, lines, claimed, tuple(found), 0))
     return items
 
@@ -389,15 +375,12 @@ def _resource_items(call: ParseInput) -> list[Item]:
 def _outcome(
     role: Literal["candidates", "source"], content: str, items: Sequence[Item]
 ) -> CallOutcome:
-    evidence = tuple(item for found in items for item in found.evidence)
-    notes = tuple(note for i in items for note in mismatch_note(i.file.uri, i.mismatched))
-    result = ToolResult(
-        status="ok", resultRole=role, content=content, evidence=evidence, errorCode=None
-    )
-    return CallOutcome(result=result, backend_invocations=0, diagnostics=notes)
+    evidence = [item for found in items for item in found.evidence]
+    notes = [note for i in items for note in results.mismatch_note(i.file.uri, i.mismatched)]
+    return ok_outcome(role, content, evidence, 0, notes)
 
 
-def _read_items(call: ParseInput, items: list[Item]) -> list[Item]:
+def _read_items(call: profile.ParseInput, items: list[Item]) -> list[Item]:
     """A read answers exactly the requested documents, in request order."""
     requested = (
         [str(call.arguments["uri"])]
@@ -406,7 +389,7 @@ def _read_items(call: ParseInput, items: list[Item]) -> list[Item]:
     )
     served = [item.file.uri for item in items]
     if served != requested:
-        raise invalid(f"{call.tool} asked for {requested} and the server served {served}")
+        raise results.invalid(f"{call.tool} asked for {requested} and the server served {served}")
     return items
 
 
@@ -436,8 +419,8 @@ def _prefix(item: Item, lines: list[str]) -> Item:
     return Item(item.file, item.start, tuple(lines), item.claimed, evidence, item.mismatched)
 
 
-def _parser(shape: Literal["hits", "resources"]) -> Callable[[ParseInput], CallOutcome]:
-    def parse(call: ParseInput) -> CallOutcome:
+def _parser(shape: Literal["hits", "resources"]) -> Callable[[profile.ParseInput], CallOutcome]:
+    def parse(call: profile.ParseInput) -> CallOutcome:
         if call.raw.is_error:
             raise AdapterCallError(
                 "tool_call_failed", "product_error", f"{call.tool}: {call.raw.text[:200]}"
@@ -461,20 +444,20 @@ def _parser(shape: Literal["hits", "resources"]) -> Callable[[ParseInput], CallO
 # -- readiness and the profile -------------------------------------------------------------------
 
 
-def _probe(config: BackendConfig) -> ReadinessProbe:
+def _probe(config: BackendConfig) -> profile.ReadinessProbe:
     mapper = _mapper(config.tools.search)
 
-    def arguments(scope: CallScope) -> dict[str, Any]:
+    def arguments(scope: profile.CallScope) -> dict[str, Any]:
         words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
         return mapper({"query": " ".join(words) or "a", "limit": 1}, scope)
 
-    def check(raw: RawResult) -> None:
+    def check(raw: profile.RawResult) -> None:
         if raw.is_error:
             raise AdapterError(
                 "readiness_probe_failed", "harness_error", f"probe search failed: {raw.text[:200]}"
             )
 
-    return ReadinessProbe(config.tools.search.name, arguments, check)
+    return profile.ReadinessProbe(config.tools.search.name, arguments, check)
 
 
 def _capabilities(config: BackendConfig) -> Capabilities:
@@ -486,18 +469,18 @@ def _capabilities(config: BackendConfig) -> Capabilities:
 
 def configured_profile(
     config: BackendConfig, config_dir: Path, snapshot: CorpusSnapshot
-) -> McpProfile:
+) -> profile.McpProfile:
     corpus_fingerprint = snapshot.fingerprint
     command = config.command or ()
     http = None
     if config.transport == "http":
         assert config.url is not None
-        http = HttpEndpoint(url=config.url, starts_server=config.command is not None)
+        http = profile.HttpEndpoint(url=config.url, starts_server=config.command is not None)
 
     def server_command(root: Path) -> tuple[str, ...]:
         return tuple(_fill(part, root, config_dir) for part in command)
 
-    return McpProfile(
+    return profile.McpProfile(
         adapter_id=config.id,
         config_json=canonical_text(
             {"adapter": config.id, "version": 1, "backend": config.model_dump(mode="json")}
@@ -510,7 +493,7 @@ def configured_profile(
         environment=_environment(config, config_dir),
         sandbox_paths=lambda root: (config_dir,),
         bindings=tuple(
-            ToolBinding(
+            profile.ToolBinding(
                 tool,
                 mapping.name,
                 tuple(mapping.arguments.values()),

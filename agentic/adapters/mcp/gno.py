@@ -34,33 +34,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agentic.adapters.base import CallOutcome, declared_capabilities
+from agentic.adapters.base import CallOutcome, declared_capabilities, ok_outcome
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import index_fingerprint
+from agentic.adapters.mcp import profile, results
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
-from agentic.adapters.mcp.profile import (
-    CallScope,
-    McpProfile,
-    NativeBuild,
-    ParseInput,
-    RawResult,
-    ReadinessProbe,
-    ToolBinding,
-)
-from agentic.adapters.mcp.results import (
-    as_bool,
-    as_int,
-    as_list,
-    as_object,
-    as_str,
-    as_unit_score,
-    check_claimed_lines,
-    invalid,
-    optional_str,
-    product_error_code,
-    product_line_count,
-    scoped_file,
-)
+
+# By name: tests/test_error_codes.py registers this relayed code by its source text.
+from agentic.adapters.mcp.results import product_error_code
 from agentic.adapters.reads import TaskScope, line_evidence
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text
@@ -177,7 +158,7 @@ def _run_bounded(argv: tuple[str, ...], env: dict[str, str], root: Path, timeout
         )
 
 
-def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
+def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> profile.NativeBuild:
     executable = locate_executable()
     root.mkdir(parents=True, exist_ok=True)
     (root / EXECUTABLE_FILE).write_text(
@@ -189,7 +170,7 @@ def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> Na
     env = _product_env(root, work)
     for step in ("update", "embed"):
         _run_bounded(_gno_argv(root, "--json", step), env, root, timeout_s)
-    return NativeBuild(
+    return profile.NativeBuild(
         index_fingerprint=index_fingerprint(snapshot, TOKENIZER),
         details={"documents": len(snapshot.files), "tokenizer": TOKENIZER},
     )
@@ -202,11 +183,11 @@ def server_command(root: Path) -> tuple[str, ...]:
 # -- argument mapping ------------------------------------------------------------------------------
 
 
-def _task_scope(scope: CallScope) -> TaskScope:
+def _task_scope(scope: profile.CallScope) -> TaskScope:
     return TaskScope(task_id=scope.task.taskId, collections=scope.collections)
 
 
-def map_search(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_search(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
     mapped = {key: value for key, value in arguments.items() if key != "filters"}
     for key, value in dict(arguments.get("filters") or {}).items():
         if key not in FILTER_KEYS or key in mapped:
@@ -228,13 +209,13 @@ def map_search(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
     return mapped
 
 
-def map_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
     _task_scope(scope).check_uri(str(arguments["uri"]))
     rest = {key: value for key, value in arguments.items() if key != "uri"}
     return {"ref": arguments["uri"], **rest, "lineNumbers": False}
 
 
-def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_multi_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
     for uri in arguments["uris"]:
         _task_scope(scope).check_uri(str(uri))
     rest = {key: value for key, value in arguments.items() if key != "uris"}
@@ -262,59 +243,63 @@ def exact_span_evidence(file: CorpusFile, start: int, end: int, text: str) -> li
 
 def _check_source(source: Any, file: CorpusFile, what: str, *, with_hash: bool) -> str | None:
     """Check the product's source identity against the snapshot; return its source hash."""
-    identity = as_object(source, f"{what}.source")
+    identity = results.as_object(source, f"{what}.source")
     for key in ("relPath", "mime", "ext"):
-        as_str(identity.get(key), f"{what}.source.{key}")
+        results.as_str(identity.get(key), f"{what}.source.{key}")
     if identity["relPath"] != file.rel_path:
-        raise invalid(f"{what} names another source path")
+        raise results.invalid(f"{what} names another source path")
     if not with_hash:
         return None
-    source_hash = as_str(identity.get("sourceHash"), f"{what}.source.sourceHash")
+    source_hash = results.as_str(identity.get("sourceHash"), f"{what}.source.sourceHash")
     if source_hash != file.source_hash:
-        raise invalid(f"{what} source hash differs from the snapshot")
+        raise results.invalid(f"{what} source hash differs from the snapshot")
     return source_hash
 
 
-def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
-    meta = as_object(structured.get("meta"), "meta")
-    query = as_str(meta.get("query"), "meta.query")
-    mode = as_str(meta.get("mode"), "meta.mode")
+def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    meta = results.as_object(structured.get("meta"), "meta")
+    query = results.as_str(meta.get("query"), "meta.query")
+    mode = results.as_str(meta.get("mode"), "meta.mode")
     if mode not in SEARCH_MODES:
-        raise invalid(f"unknown search mode {mode!r}")
-    stages = [as_bool(meta.get(k), f"meta.{k}") for k in ("vectorsUsed", "expanded", "reranked")]
-    total = as_int(meta.get("totalResults"), "meta.totalResults")
+        raise results.invalid(f"unknown search mode {mode!r}")
+    stages = [
+        results.as_bool(meta.get(k), f"meta.{k}") for k in ("vectorsUsed", "expanded", "reranked")
+    ]
+    total = results.as_int(meta.get("totalResults"), "meta.totalResults")
     graph = meta.get("graphExpansion")
     graph_enabled = isinstance(graph, dict) and graph.get("enabled") is True
     phrase = query.strip().lower()
     collection = str(call.product_arguments["collection"])
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
-    results: list[dict[str, Any]] = []
-    for position, item in enumerate(as_list(structured.get("results"), "results")):
+    hits: list[dict[str, Any]] = []
+    for position, item in enumerate(results.as_list(structured.get("results"), "results")):
         what = f"results[{position}]"
-        hit = as_object(item, what)
-        uri = stable_uri(as_str(hit.get("uri"), f"{what}.uri"))
-        file = scoped_file(call.scope, uri, [collection])
+        hit = results.as_object(item, what)
+        uri = stable_uri(results.as_str(hit.get("uri"), f"{what}.uri"))
+        file = results.scoped_file(call.scope, uri, [collection])
         source_hash = _check_source(hit.get("source"), file, what, with_hash=True)
-        span = as_object(hit.get("snippetRange"), f"{what}.snippetRange")
-        start = as_int(span.get("startLine"), f"{what}.snippetRange.startLine", 1)
-        end = as_int(span.get("endLine"), f"{what}.snippetRange.endLine", start)
-        check_claimed_lines(file, start, end, f"{what} snippet range", counts_final_newline=True)
-        snippet = as_str(hit.get("snippet"), f"{what}.snippet")
+        span = results.as_object(hit.get("snippetRange"), f"{what}.snippetRange")
+        start = results.as_int(span.get("startLine"), f"{what}.snippetRange.startLine", 1)
+        end = results.as_int(span.get("endLine"), f"{what}.snippetRange.endLine", start)
+        results.check_claimed_lines(
+            file, start, end, f"{what} snippet range", counts_final_newline=True
+        )
+        snippet = results.as_str(hit.get("snippet"), f"{what}.snippet")
         lines = exact_span_evidence(file, start, end, snippet)
         matching = [e for e in lines if phrase and phrase in e.text.lower()]
         evidence.extend(matching or lines)
         if not lines:
             notes.append(f"ignored a non-exact candidate span of {uri}")
-        results.append(
+        hits.append(
             {
                 "uri": uri,
-                "docid": as_str(hit.get("docid"), f"{what}.docid"),
-                "title": optional_str(hit.get("title"), f"{what}.title"),
-                "score": as_unit_score(hit.get("score"), f"{what}.score"),
+                "docid": results.as_str(hit.get("docid"), f"{what}.docid"),
+                "title": results.optional_str(hit.get("title"), f"{what}.title"),
+                "score": results.as_unit_score(hit.get("score"), f"{what}.score"),
                 "snippet": snippet,
                 "snippetRange": {"startLine": start, "endLine": end},
-                "context": optional_str(hit.get("context"), f"{what}.context"),
+                "context": results.optional_str(hit.get("context"), f"{what}.context"),
                 "sourceHash": source_hash,
             }
         )
@@ -326,28 +311,30 @@ def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         "reranked": stages[2],
         "totalResults": total,
     }
-    content = canonical_text({"results": results, "meta": stable_meta})
+    content = canonical_text({"results": hits, "meta": stable_meta})
     invocations = 1 + sum(stages) + int(graph_enabled)
-    return _outcome("candidates", content, evidence, invocations, notes)
+    return ok_outcome("candidates", content, evidence, invocations, notes)
 
 
-def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
-    uri = stable_uri(as_str(structured.get("uri"), "uri"))
-    file = scoped_file(call.scope, uri)
+def _get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    uri = stable_uri(results.as_str(structured.get("uri"), "uri"))
+    file = results.scoped_file(call.scope, uri)
     if uri != call.arguments["uri"]:
-        raise invalid("gno_get answered another document")
-    as_str(structured.get("docid"), "docid")
-    content = as_str(structured.get("content"), "content")
-    total = as_int(structured.get("totalLines"), "totalLines")
+        raise results.invalid("gno_get answered another document")
+    results.as_str(structured.get("docid"), "docid")
+    content = results.as_str(structured.get("content"), "content")
+    total = results.as_int(structured.get("totalLines"), "totalLines")
     _check_source(structured.get("source"), file, "get", with_hash=True)
-    if total != product_line_count(file):
-        raise invalid("gno_get totalLines differs from the source")
+    if total != results.product_line_count(file):
+        raise results.invalid("gno_get totalLines differs from the source")
     returned: dict[str, int] | None = None
     if structured.get("returnedLines") is not None:
-        lines = as_object(structured["returnedLines"], "returnedLines")
-        start = as_int(lines.get("start"), "returnedLines.start", 1)
-        end = as_int(lines.get("end"), "returnedLines.end", start)
-        check_claimed_lines(file, start, end, "gno_get returned range", counts_final_newline=True)
+        lines = results.as_object(structured["returnedLines"], "returnedLines")
+        start = results.as_int(lines.get("start"), "returnedLines.start", 1)
+        end = results.as_int(lines.get("end"), "returnedLines.end", start)
+        results.check_claimed_lines(
+            file, start, end, "gno_get returned range", counts_final_newline=True
+        )
         returned = {"start": start, "end": end}
         evidence = exact_span_evidence(file, start, end, content)
     elif content == _normalized_text(file):
@@ -356,58 +343,49 @@ def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
         evidence = []
     payload = {"uri": uri, "totalLines": total, "returnedLines": returned, "content": content}
     notes = [] if evidence else [f"gno_get exposed no exact fixture span of {uri}"]
-    return _outcome("source", canonical_text(payload), evidence, 1, notes)
+    return ok_outcome("source", canonical_text(payload), evidence, 1, notes)
 
 
-def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
-    meta = as_object(structured.get("meta"), "meta")
-    documents = as_list(structured.get("documents"), "documents")
-    skipped = as_list(structured.get("skipped"), "skipped")
-    requested = as_int(meta.get("requested"), "meta.requested")
+def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    meta = results.as_object(structured.get("meta"), "meta")
+    documents = results.as_list(structured.get("documents"), "documents")
+    skipped = results.as_list(structured.get("skipped"), "skipped")
+    requested = results.as_int(meta.get("requested"), "meta.requested")
     if (
-        as_int(meta.get("returned"), "meta.returned") != len(documents)
-        or as_int(meta.get("skipped"), "meta.skipped") != len(skipped)
+        results.as_int(meta.get("returned"), "meta.returned") != len(documents)
+        or results.as_int(meta.get("skipped"), "meta.skipped") != len(skipped)
         or requested != len(documents) + len(skipped)
     ):
-        raise invalid("gno_multi_get counts are inconsistent")
+        raise results.invalid("gno_multi_get counts are inconsistent")
     for position, item in enumerate(skipped):
-        entry = as_object(item, f"skipped[{position}]")
-        as_str(entry.get("ref"), f"skipped[{position}].ref")
-        as_str(entry.get("reason"), f"skipped[{position}].reason")
+        entry = results.as_object(item, f"skipped[{position}]")
+        results.as_str(entry.get("ref"), f"skipped[{position}].ref")
+        results.as_str(entry.get("reason"), f"skipped[{position}].reason")
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
     served: list[dict[str, Any]] = []
     for position, item in enumerate(documents):
         what = f"documents[{position}]"
-        document = as_object(item, what)
-        uri = stable_uri(as_str(document.get("uri"), f"{what}.uri"))
-        file = scoped_file(call.scope, uri)
-        as_str(document.get("docid"), f"{what}.docid")
-        content = as_str(document.get("content"), f"{what}.content")
-        total = as_int(document.get("totalLines"), f"{what}.totalLines")
-        truncated = as_bool(document.get("truncated"), f"{what}.truncated")
+        document = results.as_object(item, what)
+        uri = stable_uri(results.as_str(document.get("uri"), f"{what}.uri"))
+        file = results.scoped_file(call.scope, uri)
+        results.as_str(document.get("docid"), f"{what}.docid")
+        content = results.as_str(document.get("content"), f"{what}.content")
+        total = results.as_int(document.get("totalLines"), f"{what}.totalLines")
+        truncated = results.as_bool(document.get("truncated"), f"{what}.truncated")
         _check_source(document.get("source"), file, what, with_hash=False)
-        if total != product_line_count(file):
-            raise invalid(f"{what} totalLines differs from the source")
+        if total != results.product_line_count(file):
+            raise results.invalid(f"{what} totalLines differs from the source")
         exact = content == _normalized_text(file)
         found = exact_span_evidence(file, 1, len(file.lines), content) if exact else []
         evidence.extend(found)
         if not found:
             notes.append(f"gno_multi_get returned truncated or non-exact content of {uri}")
         served.append({"uri": uri, "totalLines": total, "truncated": truncated, "content": content})
-    return _outcome("source", canonical_text({"documents": served}), evidence, 1, notes)
+    return ok_outcome("source", canonical_text({"documents": served}), evidence, 1, notes)
 
 
-def _outcome(
-    role: Any, content: str, evidence: list[ToolEvidence], invocations: int, notes: list[str]
-) -> CallOutcome:
-    result = ToolResult(
-        status="ok", resultRole=role, content=content, evidence=tuple(evidence), errorCode=None
-    )
-    return CallOutcome(result=result, backend_invocations=invocations, diagnostics=tuple(notes))
-
-
-def _error(raw: RawResult) -> CallOutcome:
+def _error(raw: profile.RawResult) -> CallOutcome:
     """A product error, delivered to the agent with its stable code and no volatile message."""
     code = f"gno_{product_error_code(raw.structured, 'error')}"
     result = ToolResult(
@@ -421,21 +399,16 @@ def _error(raw: RawResult) -> CallOutcome:
     return CallOutcome(result=result, backend_invocations=1, diagnostics=notes)
 
 
-def parse(call: ParseInput) -> CallOutcome:
+def parse(call: profile.ParseInput) -> CallOutcome:
     if call.raw.is_error:
         return _error(call.raw)
-    structured = as_object(call.raw.structured, f"{call.tool} structured content")
-    if call.tool == "search":
-        return _search(call, structured)
-    if call.tool == "get":
-        return _get(call, structured)
-    return _multi_get(call, structured)
+    return results.parse_structured(call, _search, _get, _multi_get)
 
 
 # -- readiness -------------------------------------------------------------------------------------
 
 
-def probe_arguments(scope: CallScope) -> dict[str, Any]:
+def probe_arguments(scope: profile.CallScope) -> dict[str, Any]:
     return {
         "query": scope.task.brief.goal,
         "collection": scope.collections[0],
@@ -445,7 +418,7 @@ def probe_arguments(scope: CallScope) -> dict[str, Any]:
     }
 
 
-def probe_check(raw: RawResult) -> None:
+def probe_check(raw: profile.RawResult) -> None:
     """The warm probe must prove hybrid retrieval is live: ``meta.vectorsUsed`` is true."""
     structured = raw.structured
     meta = structured.get("meta") if isinstance(structured, dict) else None
@@ -461,7 +434,7 @@ _SEARCH_FIELDS = (
     "rerank", "graph", "tagsAll", "tagsAny",
 )  # fmt: skip
 
-PROFILE = McpProfile(
+PROFILE = profile.McpProfile(
     adapter_id=ADAPTER_ID,
     config_json=canonical_text(CONFIG),
     capabilities=CAPABILITIES,
@@ -471,12 +444,14 @@ PROFILE = McpProfile(
     command=server_command,
     environment=_product_env,
     bindings=(
-        ToolBinding("search", "gno_query", _SEARCH_FIELDS, map_search),
-        ToolBinding("get", "gno_get", ("ref", "fromLine", "lineCount", "lineNumbers"), map_get),
-        ToolBinding(
+        profile.ToolBinding("search", "gno_query", _SEARCH_FIELDS, map_search),
+        profile.ToolBinding(
+            "get", "gno_get", ("ref", "fromLine", "lineCount", "lineNumbers"), map_get
+        ),
+        profile.ToolBinding(
             "multi_get", "gno_multi_get", ("refs", "maxBytes", "lineNumbers"), map_multi_get
         ),
     ),
     parse=parse,
-    readiness=ReadinessProbe("gno_query", probe_arguments, probe_check),
+    readiness=profile.ReadinessProbe("gno_query", probe_arguments, probe_check),
 )

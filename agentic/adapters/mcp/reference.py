@@ -33,35 +33,15 @@ from typing import Any
 
 import agentic
 from agentic.adapters import indexed
-from agentic.adapters.base import CallOutcome
+from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import INDEX_FILE, TOKENIZER, LexicalIndex, build_index
+from agentic.adapters.mcp import profile, results
 from agentic.adapters.mcp.client import ConnectionLimits, first_result_seconds
 from agentic.adapters.mcp.process import ChildSpec, isolated_environment
-from agentic.adapters.mcp.profile import (
-    CallScope,
-    McpProfile,
-    NativeBuild,
-    ParseInput,
-    RawResult,
-    ReadinessProbe,
-    ToolBinding,
-)
-from agentic.adapters.mcp.results import (
-    as_bool,
-    as_int,
-    as_list,
-    as_object,
-    as_str,
-    as_unit_score,
-    check_claimed_lines,
-    invalid,
-    matching_evidence,
-    mismatch_note,
-    product_error_code,
-    scoped_file,
-    served_lines,
-)
+
+# By name: tests/test_error_codes.py registers this relayed code by its source text.
+from agentic.adapters.mcp.results import product_error_code
 from agentic.adapters.reads import (
     INVOCATIONS_PER_READ,
     TaskScope,
@@ -69,7 +49,7 @@ from agentic.adapters.reads import (
     scope_violation,
 )
 from agentic.contract.canonical import canonical_text
-from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ADAPTER_ID = "mcp-reference"
@@ -117,10 +97,10 @@ def package_paths(index_dir: Path) -> tuple[Path, ...]:
     return (Path(agentic.__file__).resolve().parent,)
 
 
-def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> NativeBuild:
+def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> profile.NativeBuild:
     root.mkdir(parents=True, exist_ok=True)
     built = build_index(snapshot, root / INDEX_FILE)
-    return NativeBuild(
+    return profile.NativeBuild(
         index_fingerprint=built.index_fingerprint,
         details={"documents": built.document_count, "tokenizer": TOKENIZER},
     )
@@ -137,11 +117,11 @@ def verify_native(root: Path) -> str:
 # -- argument mapping ------------------------------------------------------------------------------
 
 
-def _task_scope(scope: CallScope) -> TaskScope:
+def _task_scope(scope: profile.CallScope) -> TaskScope:
     return TaskScope(task_id=scope.task.taskId, collections=scope.collections)
 
 
-def map_search(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_search(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
     collection = arguments.get("collection")
     if collection is None:
         collections = list(scope.collections)
@@ -154,14 +134,14 @@ def map_search(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
     return product
 
 
-def map_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
     _task_scope(scope).check_uri(str(arguments["uri"]))
     keys: tuple[str, ...] = ("uri", "fromLine", "lineCount")
     product = {key: arguments[key] for key in keys if key in arguments}
     return {**product, "lineNumbers": False}
 
 
-def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_multi_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
     for uri in arguments["uris"]:
         _task_scope(scope).check_uri(str(uri))
     keys: tuple[str, ...] = ("uris", "maxBytes")
@@ -172,130 +152,119 @@ def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]
 # -- result parsing --------------------------------------------------------------------------------
 
 
-def _search(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
     requested: list[str] = call.product_arguments["collections"]
     searched = [
-        as_str(c, "searched collection") for c in as_list(structured.get("searched"), "searched")
+        results.as_str(c, "searched collection")
+        for c in results.as_list(structured.get("searched"), "searched")
     ]
     for collection in searched:
         if collection not in call.scope.collections:
             raise scope_violation(f"the product searched {collection!r}, outside the task's scope")
     if searched != requested:
-        raise invalid("the product searched other collections than requested")
-    query = as_str(structured.get("query"), "query")
+        raise results.invalid("the product searched other collections than requested")
+    query = results.as_str(structured.get("query"), "query")
     if query != call.product_arguments["query"]:
-        raise invalid("the product answered another query")
+        raise results.invalid("the product answered another query")
     min_score = call.arguments.get("minScore")
     hits: dict[str, list[dict[str, Any]]] = {collection: [] for collection in searched}
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
-    for position, item in enumerate(as_list(structured.get("results"), "results")):
+    for position, item in enumerate(results.as_list(structured.get("results"), "results")):
         what = f"results[{position}]"
-        hit = as_object(item, what)
-        uri = as_str(hit.get("uri"), f"{what}.uri")
-        file = scoped_file(call.scope, uri, searched)
-        score = as_unit_score(hit.get("score"), f"{what}.score")
-        start = as_int(hit.get("startLine"), f"{what}.startLine", 1)
-        end = as_int(hit.get("endLine"), f"{what}.endLine", start)
-        check_claimed_lines(file, start, end, what)
-        lines = served_lines(as_str(hit.get("text"), f"{what}.text"), start, end, what)
+        hit = results.as_object(item, what)
+        uri = results.as_str(hit.get("uri"), f"{what}.uri")
+        file = results.scoped_file(call.scope, uri, searched)
+        score = results.as_unit_score(hit.get("score"), f"{what}.score")
+        start = results.as_int(hit.get("startLine"), f"{what}.startLine", 1)
+        end = results.as_int(hit.get("endLine"), f"{what}.endLine", start)
+        results.check_claimed_lines(file, start, end, what)
+        lines = results.served_lines(
+            results.as_str(hit.get("text"), f"{what}.text"), start, end, what
+        )
         if min_score is not None and score < float(min_score):
             continue
-        found, mismatched = matching_evidence(file, start, lines, SEARCH_REASON)
+        found, mismatched = results.matching_evidence(file, start, lines, SEARCH_REASON)
         evidence.extend(found)
-        notes.extend(mismatch_note(uri, mismatched))
+        notes.extend(results.mismatch_note(uri, mismatched))
         hits[file.collection].append(
             {"uri": uri, "score": score, "startLine": start, "endLine": end}
         )
     payloads = [{"mode": "bm25", "query": query, "results": hits[c]} for c in searched]
     content = canonical_text(payloads[0] if len(payloads) == 1 else {"scopes": payloads})
-    return _outcome("candidates", content, evidence, len(searched), notes)
+    return ok_outcome("candidates", content, evidence, len(searched), notes)
 
 
-def _get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
-    uri = as_str(structured.get("uri"), "uri")
-    file = scoped_file(call.scope, uri)
+def _get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+    uri = results.as_str(structured.get("uri"), "uri")
+    file = results.scoped_file(call.scope, uri)
     if uri != call.product_arguments["uri"]:
-        raise invalid("the product answered another document")
-    start = as_int(structured.get("startLine"), "startLine", 1)
+        raise results.invalid("the product answered another document")
+    start = results.as_int(structured.get("startLine"), "startLine", 1)
     if start != call.arguments.get("fromLine", 1):
-        raise invalid("the product served another range than requested")
-    end = as_int(structured.get("endLine"), "endLine", start - 1)
-    check_claimed_lines(file, start, end, "get result")
-    text = as_str(structured.get("text"), "text")
-    lines = served_lines(text, start, end, "get result")
-    evidence, mismatched = matching_evidence(file, start, lines, READ_HASH_REASON)
-    notes = mismatch_note(uri, mismatched)
-    return _outcome("source", read_content(evidence), evidence, INVOCATIONS_PER_READ, notes)
+        raise results.invalid("the product served another range than requested")
+    end = results.as_int(structured.get("endLine"), "endLine", start - 1)
+    results.check_claimed_lines(file, start, end, "get result")
+    text = results.as_str(structured.get("text"), "text")
+    lines = results.served_lines(text, start, end, "get result")
+    evidence, mismatched = results.matching_evidence(file, start, lines, READ_HASH_REASON)
+    notes = results.mismatch_note(uri, mismatched)
+    return ok_outcome("source", read_content(evidence), evidence, INVOCATIONS_PER_READ, notes)
 
 
-def _multi_get(call: ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
     uris: list[str] = call.product_arguments["uris"]
-    if as_int(structured.get("requested"), "requested") != len(uris):
-        raise invalid("multi_get reports another request size")
-    documents = as_list(structured.get("documents"), "documents")
-    if as_int(structured.get("returned"), "returned") != len(documents):
-        raise invalid("multi_get counts are inconsistent")
+    if results.as_int(structured.get("requested"), "requested") != len(uris):
+        raise results.invalid("multi_get reports another request size")
+    documents = results.as_list(structured.get("documents"), "documents")
+    if results.as_int(structured.get("returned"), "returned") != len(documents):
+        raise results.invalid("multi_get counts are inconsistent")
     if len(documents) > len(uris):
-        raise invalid("multi_get returned more documents than requested")
+        raise results.invalid("multi_get returned more documents than requested")
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
     for position, (item, expected) in enumerate(zip(documents, uris, strict=False)):
         what = f"documents[{position}]"
-        document = as_object(item, what)
-        uri = as_str(document.get("uri"), f"{what}.uri")
-        file = scoped_file(call.scope, uri)
+        document = results.as_object(item, what)
+        uri = results.as_str(document.get("uri"), f"{what}.uri")
+        file = results.scoped_file(call.scope, uri)
         if uri != expected:
-            raise invalid("multi_get answered out of request order")
-        if as_int(document.get("startLine"), f"{what}.startLine", 1) != 1:
-            raise invalid("multi_get documents must start at line 1")
-        end = as_int(document.get("endLine"), f"{what}.endLine", 1)
-        check_claimed_lines(file, 1, end, what)
-        cut = as_bool(document.get("truncated"), f"{what}.truncated")
+            raise results.invalid("multi_get answered out of request order")
+        if results.as_int(document.get("startLine"), f"{what}.startLine", 1) != 1:
+            raise results.invalid("multi_get documents must start at line 1")
+        end = results.as_int(document.get("endLine"), f"{what}.endLine", 1)
+        results.check_claimed_lines(file, 1, end, what)
+        cut = results.as_bool(document.get("truncated"), f"{what}.truncated")
         if cut and position != len(documents) - 1:
-            raise invalid("only the last multi_get document may be cut")
-        text = as_str(document.get("text"), f"{what}.text")
-        found, mismatched = matching_evidence(
-            file, 1, served_lines(text, 1, end, what), READ_HASH_REASON
+            raise results.invalid("only the last multi_get document may be cut")
+        text = results.as_str(document.get("text"), f"{what}.text")
+        found, mismatched = results.matching_evidence(
+            file, 1, results.served_lines(text, 1, end, what), READ_HASH_REASON
         )
         evidence.extend(found)
-        notes.extend(mismatch_note(uri, mismatched))
+        notes.extend(results.mismatch_note(uri, mismatched))
     invocations = INVOCATIONS_PER_READ * len(uris)
-    return _outcome("source", read_content(evidence), evidence, invocations, notes)
+    return ok_outcome("source", read_content(evidence), evidence, invocations, notes)
 
 
-def _outcome(
-    role: Any, content: str, evidence: list[ToolEvidence], invocations: int, notes: list[str]
-) -> CallOutcome:
-    result = ToolResult(
-        status="ok", resultRole=role, content=content, evidence=tuple(evidence), errorCode=None
-    )
-    return CallOutcome(result=result, backend_invocations=invocations, diagnostics=tuple(notes))
-
-
-def parse(call: ParseInput) -> CallOutcome:
+def parse(call: profile.ParseInput) -> CallOutcome:
     if call.raw.is_error:
         code = product_error_code(call.raw.structured, "error")
         raise AdapterCallError(code, "product_error", f"{call.tool}: server error {code}")
-    structured = as_object(call.raw.structured, f"{call.tool} structured content")
-    if call.tool == "search":
-        return _search(call, structured)
-    if call.tool == "get":
-        return _get(call, structured)
-    return _multi_get(call, structured)
+    return results.parse_structured(call, _search, _get, _multi_get)
 
 
 # -- readiness -------------------------------------------------------------------------------------
 
 
-def probe_arguments(scope: CallScope) -> dict[str, Any]:
+def probe_arguments(scope: profile.CallScope) -> dict[str, Any]:
     """A real search in the task's first collection, built from the goal's plain words (so the
     query grammar always accepts it; whether it matches anything does not matter)."""
     words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
     return {"query": " ".join(words) or "a", "collections": [scope.collections[0]], "limit": 1}
 
 
-def probe_check(raw: RawResult) -> None:
+def probe_check(raw: profile.RawResult) -> None:
     structured = raw.structured
     if raw.is_error or not isinstance(structured, dict):
         raise AdapterError("readiness_probe_failed", "harness_error", "probe search failed")
@@ -303,7 +272,7 @@ def probe_check(raw: RawResult) -> None:
         raise AdapterError("readiness_probe_failed", "harness_error", "probe returned no results")
 
 
-PROFILE = McpProfile(
+PROFILE = profile.McpProfile(
     adapter_id=ADAPTER_ID,
     config_json=canonical_text(CONFIG),
     capabilities=indexed.INDEXED_CAPABILITIES,
@@ -314,14 +283,16 @@ PROFILE = McpProfile(
     environment=server_environment,
     sandbox_paths=package_paths,
     bindings=(
-        ToolBinding("search", "kb_search", ("query", "collections", "limit"), map_search),
-        ToolBinding("get", "kb_get", ("uri", "fromLine", "lineCount", "lineNumbers"), map_get),
-        ToolBinding(
+        profile.ToolBinding("search", "kb_search", ("query", "collections", "limit"), map_search),
+        profile.ToolBinding(
+            "get", "kb_get", ("uri", "fromLine", "lineCount", "lineNumbers"), map_get
+        ),
+        profile.ToolBinding(
             "multi_get", "kb_multi_get", ("uris", "maxBytes", "lineNumbers"), map_multi_get
         ),
     ),
     parse=parse,
-    readiness=ReadinessProbe("kb_search", probe_arguments, probe_check),
+    readiness=profile.ReadinessProbe("kb_search", probe_arguments, probe_check),
 )
 
 

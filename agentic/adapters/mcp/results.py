@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.mcp.profile import CallScope
+from agentic.adapters.mcp.profile import CallScope, ParseInput
 from agentic.adapters.reads import line_evidence, scope_violation
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
@@ -27,6 +28,8 @@ from agentic.fixture.snapshot import CorpusFile
 
 _URI = re.compile(r"^gno://([^/]+)/(.+)$")
 PRODUCT_CODE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+StructuredParser = Callable[[ParseInput, dict[str, Any]], CallOutcome]
 
 
 def invalid(message: str) -> AdapterCallError:
@@ -183,3 +186,19 @@ def mismatch_note(uri: str, count: int) -> list[str]:
     if not count:
         return []
     return [f"{count} returned line(s) of {uri} differ from the snapshot; no evidence for them"]
+
+
+def parse_structured(
+    call: ParseInput,
+    search: StructuredParser,
+    get: StructuredParser,
+    multi_get: StructuredParser,
+) -> CallOutcome:
+    """A successful result of a product that answers in structured content: that content must be
+    an object, read by the parser of the frozen tool the agent called."""
+    structured = as_object(call.raw.structured, f"{call.tool} structured content")
+    if call.tool == "search":
+        return search(call, structured)
+    if call.tool == "get":
+        return get(call, structured)
+    return multi_get(call, structured)

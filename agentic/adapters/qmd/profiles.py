@@ -174,11 +174,10 @@ class QmdMode:
                 mode=self.mode,
                 query=str(call.arguments["query"]),
             )
-        resources = [results.Resource(r.uri, r.text) for r in call.raw.resources]
         if call.tool == "get":
             count = call.arguments.get("lineCount")
             return results.get_outcome(
-                resources,
+                call.raw.resources,
                 scope=call.scope,
                 uri=str(call.arguments["uri"]),
                 start=int(call.arguments.get("fromLine", 1)),
@@ -188,7 +187,7 @@ class QmdMode:
             raise error_result(call.tool, call.raw)
         max_bytes = call.arguments.get("maxBytes")
         return results.multi_get_outcome(
-            resources,
+            call.raw.resources,
             scope=call.scope,
             uris=[str(uri) for uri in call.arguments["uris"]],
             max_bytes=None if max_bytes is None else int(max_bytes),

@@ -32,12 +32,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import unquote
 
-from agentic.adapters.base import CallOutcome
+from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.mcp.profile import CallScope
+from agentic.adapters.mcp.profile import CallScope, RawResource
 from agentic.adapters.mcp.results import (
     as_int,
     as_list,
@@ -55,7 +55,7 @@ from agentic.adapters.qmd.native import collection_names
 from agentic.adapters.reads import read_content, scope_violation
 from agentic.contract.canonical import canonical_text
 from agentic.contract.jsrules import is_blank
-from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusFile
 
 SEARCH_REASON = "qmd search results carry no source/span hashes"
@@ -73,12 +73,8 @@ class Snippet:
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Resource:
-    """One resource item of a qmd read: its ``qmd://`` URI and text."""
-
-    uri: str
-    text: str
+# qmd reads are parsed from the product result's own resource items, never from a copy.
+Resource = RawResource
 
 
 def _strip_number(line: str, what: str) -> str:
@@ -112,20 +108,6 @@ def file_of(scope: CallScope, qmd_file: str, collections: Sequence[str]) -> Corp
     return scoped_file(scope, f"gno://{by_name[name]}/{rel_path}", collections)
 
 
-def _outcome(
-    role: Literal["candidates", "source"],
-    content: str,
-    evidence: list[ToolEvidence],
-    notes: list[str],
-) -> CallOutcome:
-    result = ToolResult(
-        status="ok", resultRole=role, content=content, evidence=tuple(evidence), errorCode=None
-    )
-    return CallOutcome(
-        result=result, backend_invocations=NO_INVOCATION_ACCOUNTING, diagnostics=tuple(notes)
-    )
-
-
 def search_outcome(
     structured: Any, *, scope: CallScope, collections: Sequence[str], mode: str, query: str
 ) -> CallOutcome:
@@ -153,7 +135,7 @@ def search_outcome(
             }
         )
     content = canonical_text({"mode": mode, "query": query, "results": hits})
-    return _outcome("candidates", content, evidence, notes)
+    return ok_outcome("candidates", content, evidence, NO_INVOCATION_ACCOUNTING, notes)
 
 
 def _resource_file(scope: CallScope, resource: Resource) -> CorpusFile:
@@ -183,7 +165,8 @@ def get_outcome(
         raise invalid(f"get asked for {count} lines and qmd served {len(lines)}")
     check_claimed_lines(file, start, start + len(lines) - 1, "get", counts_final_newline=True)
     evidence, mismatched = matching_evidence(file, start, lines, READ_REASON)
-    return _outcome("source", read_content(evidence), evidence, mismatch_note(uri, mismatched))
+    notes = mismatch_note(uri, mismatched)
+    return ok_outcome("source", read_content(evidence), evidence, NO_INVOCATION_ACCOUNTING, notes)
 
 
 def multi_get_outcome(
@@ -214,4 +197,4 @@ def multi_get_outcome(
         notes.extend(mismatch_note(uri, mismatched))
         if cut:
             break
-    return _outcome("source", read_content(evidence), evidence, notes)
+    return ok_outcome("source", read_content(evidence), evidence, NO_INVOCATION_ACCOUNTING, notes)
