@@ -139,8 +139,8 @@ def _claim_reasons(task: AgentTask, fixture: Fixture, table: CueTable) -> list[s
         if uncited:
             reasons.append(
                 f"claim {claim.claimKey}: {uncited} of its {len(items)} required lines hold no cue"
-                " the agent selects, so they are never cited (make each required line cued, or"
-                " the category multi_document_comparison so every cued line is read)"
+                " the agent selects, so they are never cited (cue each required line and set"
+                ' select = "all" so every cued line is read)'
             )
     return reasons
 

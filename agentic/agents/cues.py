@@ -2,11 +2,12 @@
 
 Format (docs/architecture.md, "The fixture on disk")::
 
-    {"schemaVersion": "1.0",
+    {"schemaVersion": "1.1",
      "agentId": "fixture-agent-v1",
      "claims": {"<claimKey>": {"cues": ["preferred cue", ...],
                                "template": "Standard: {0}; Regulated: {1}",
-                               "pattern": "\\\\buse\\\\s+(.+?)(?:\\\\s+for\\\\b|[.;]|$)"}}}
+                               "pattern": "\\\\buse\\\\s+(.+?)(?:\\\\s+for\\\\b|[.;]|$)",
+                               "select": "all"}}}
 
 - ``cues``: non-empty list of unique, non-blank, lowercase strings without control characters
   (they are matched as substrings of lowercased lines, and the first one becomes part of a
@@ -16,6 +17,13 @@ Format (docs/architecture.md, "The fixture on disk")::
 - ``pattern`` (optional): a Python regular expression with at least one group, compiled with
   ``re.IGNORECASE | re.ASCII`` so that ``\\b``, ``\\w`` and ``\\d`` are ASCII, as in the
   reference's non-unicode JavaScript regexes. ``template`` and ``pattern`` exclude each other.
+  In a 1.0 table a pattern serves string claims only; from 1.1 it serves every value type
+  (``agentic.agents.fixture_agent`` says how each type reads the group).
+- ``select`` (optional, 1.1 only): which cued lines the claim reads, ``first``, ``last`` or
+  ``all``, instead of the rule the task's category and goal words imply.
+
+A table's version decides its behaviour, and its bytes are part of the agent's fingerprint, so a
+1.0 table reads exactly as it did before 1.1 existed and no committed receipt moves.
 
 Every violation raises ``ContractError("invalid_cue_table", ...)`` naming the JSON pointer.
 """
@@ -32,12 +40,17 @@ from typing import Any
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import parse_strict
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
+LEGACY_VERSION = "1.0"
+SELECTIONS = ("first", "last", "all")
 AGENT_ID = "fixture-agent-v1"
 PATTERN_FLAGS = re.IGNORECASE | re.ASCII
 
 _TOP_KEYS = frozenset({"schemaVersion", "agentId", "claims"})
-_CLAIM_KEYS = frozenset({"cues", "template", "pattern"})
+_CLAIM_KEYS = {
+    LEGACY_VERSION: frozenset({"cues", "template", "pattern"}),
+    SCHEMA_VERSION: frozenset({"cues", "template", "pattern", "select"}),
+}
 _CLAIM_KEY = re.compile(r"[a-z][a-zA-Z0-9]*", re.ASCII)
 _PLACEHOLDER = re.compile(r"\{(0|[1-9][0-9]*)\}", re.ASCII)
 
@@ -62,6 +75,13 @@ class ClaimCues:
     cues: tuple[str, ...]
     template: Template | None = None
     pattern: re.Pattern[str] | None = None
+    select: str | None = None
+    version: str = SCHEMA_VERSION
+
+    @property
+    def typed_pattern(self) -> bool:
+        """Whether the pattern reads every value type (1.1) or strings only (1.0)."""
+        return self.pattern is not None and self.version != LEGACY_VERSION
 
     @property
     def preferred(self) -> str:
@@ -71,6 +91,7 @@ class ClaimCues:
 @dataclass(frozen=True)
 class CueTable:
     claims: Mapping[str, ClaimCues]
+    version: str = SCHEMA_VERSION
 
     def get(self, claim_key: str) -> ClaimCues | None:
         return self.claims.get(claim_key)
@@ -135,10 +156,18 @@ def _parse_pattern(source: str, pointer: str) -> re.Pattern[str]:
     return compiled
 
 
-def _parse_claim(value: Any, pointer: str) -> ClaimCues:
+def _parse_select(value: Any, pointer: str) -> str | None:
+    if value is None:
+        return None
+    if value not in SELECTIONS:
+        raise _error(pointer, f"select must be one of {', '.join(SELECTIONS)}")
+    return str(value)
+
+
+def _parse_claim(value: Any, pointer: str, version: str) -> ClaimCues:
     if not isinstance(value, dict):
         raise _error(pointer, "a claim entry must be an object")
-    _check_keys(value, _CLAIM_KEYS, pointer)
+    _check_keys(value, _CLAIM_KEYS[version], pointer)
     if "cues" not in value:
         raise _error(pointer, "missing field cues")
     if "template" in value and "pattern" in value:
@@ -152,10 +181,12 @@ def _parse_claim(value: Any, pointer: str) -> ClaimCues:
         cues=_parse_cues(value["cues"], f"{pointer}/cues"),
         template=None if template is None else parse_template(template, f"{pointer}/template"),
         pattern=None if pattern is None else _parse_pattern(pattern, f"{pointer}/pattern"),
+        select=_parse_select(value.get("select"), f"{pointer}/select"),
+        version=version,
     )
 
 
-def _parse_claims(value: Any) -> dict[str, ClaimCues]:
+def _parse_claims(value: Any, version: str) -> dict[str, ClaimCues]:
     if not isinstance(value, dict):
         raise _error("/claims", "claims must be an object")
     claims: dict[str, ClaimCues] = {}
@@ -163,7 +194,7 @@ def _parse_claims(value: Any) -> dict[str, ClaimCues]:
         pointer = f"/claims/{key.replace('~', '~0').replace('/', '~1')}"
         if _CLAIM_KEY.fullmatch(key) is None:
             raise _error(pointer, "a claim key must match ^[a-z][a-zA-Z0-9]*$")
-        claims[key] = _parse_claim(value[key], pointer)
+        claims[key] = _parse_claim(value[key], pointer, version)
     return claims
 
 
@@ -179,8 +210,9 @@ def parse_cue_table(data: bytes) -> CueTable:
     missing = sorted(_TOP_KEYS - set(value))
     if missing:
         raise _error("", f"missing field {missing[0]}")
-    if value["schemaVersion"] != SCHEMA_VERSION:
-        raise _error("/schemaVersion", f"must be {SCHEMA_VERSION!r}")
+    version = value["schemaVersion"]
+    if version not in _CLAIM_KEYS:
+        raise _error("/schemaVersion", f"must be {LEGACY_VERSION!r} or {SCHEMA_VERSION!r}")
     if value["agentId"] != AGENT_ID:
         raise _error("/agentId", f"must be {AGENT_ID!r}")
-    return CueTable(MappingProxyType(_parse_claims(value["claims"])))
+    return CueTable(MappingProxyType(_parse_claims(value["claims"], version)), version)

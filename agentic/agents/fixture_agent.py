@@ -8,6 +8,10 @@ call history, and its output is canonical JSON, so equal inputs give byte-identi
 
 Generalizations of the reference, each equal to it on the reference's own fixture:
 - ``template`` and ``pattern`` cue entries replace its two hard-coded string claim rules.
+- From cue table 1.1 on, a claim's ``pattern`` reads every value type and ``select`` overrides
+  which cued lines it reads (``_pattern_value``); prose rarely puts a value after a ``Label:``.
+  A ``get`` then reads every relevant line of its document, not the first alone, so a claim
+  whose evidence is two lines of one page can cite both.
 - A claim key without a cue entry becomes a ``missing_evidence`` gap.
 - A citation is the observed evidence item that contains the selected line, with the sha256 of
   that item's text. For single-line items (lexical results, capsule bundles) that is exactly
@@ -32,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic.agents.base import TokenCount
-from agentic.agents.cues import AGENT_ID, ClaimCues, CueTable
+from agentic.agents.cues import AGENT_ID, LEGACY_VERSION, ClaimCues, CueTable
 from agentic.agents.observed import Item, call_items, from_visible
 from agentic.contract.base import is_full_date
 from agentic.contract.canonical import canonical_text, fingerprint, sha256_hex
@@ -64,6 +68,7 @@ _TRUE = re.compile(r"(?:\byes\b|\bs[íÍ]\b|\btrue\b|activated|activada|enabled)
 _IDENTIFIER = re.compile(r"\b[A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)+\b", re.ASCII)
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b", re.ASCII)
 _NUMBER = re.compile(r"\b\d+(?:\.\d+)?\b", re.ASCII)
+_SIGNED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?", re.ASCII)
 _USE = re.compile(
     rf"\buse{_JS_SPACE_CLASS}+({_JS_ANY}+?)(?:{_JS_SPACE_CLASS}+for\b|[.;]|\Z)", _FLAGS
 )
@@ -118,6 +123,8 @@ def select_lines(task: AgentTask, cues: ClaimCues, items: Iterable[Item]) -> tup
     kept = [line for line in expand_lines(items) if any(c in line.text.lower() for c in cues.cues)]
     if not kept:
         return ()
+    if cues.select is not None:
+        return {"first": (kept[0],), "last": (kept[-1],), "all": tuple(kept)}[cues.select]
     goal = task.brief.goal.lower()
     if task.category == "multi_document_comparison" or "earliest" in goal:
         return tuple(kept)
@@ -203,6 +210,41 @@ def _string(cues: ClaimCues, lines: Sequence[Line]) -> str | None:
     return after_label(lines[0].text)
 
 
+def _typed(value_type: str, match: re.Match[str]) -> Any:
+    """A pattern match as a value of the claim's type, or None when it is not one.
+
+    A boolean reads false when the group named ``no`` took part in the match (``are (?P<no>not
+    )?cleared``, ``(?P<no>built in) by default``) and true otherwise: prose says "no" in too
+    many ways for a word list, so the cue author names the wording that means it."""
+    if value_type == "boolean":
+        return "no" not in match.re.groupindex or match.group("no") is None
+    text = _trimmed(match.group(1))
+    if text is None:
+        return None
+    if value_type == "number":
+        return _as_json_number(text) if _SIGNED_NUMBER.fullmatch(text) else None
+    if value_type == "date":
+        return text if is_full_date(text) else None
+    return text
+
+
+def _pattern_value(value_type: str, pattern: re.Pattern[str], lines: Sequence[Line]) -> Any:
+    """A list gathers group 1 of every match on every line; other types take the first match."""
+    if value_type == "string[]":
+        found = {
+            text
+            for line in lines
+            for match in pattern.finditer(line.text)
+            if (text := _trimmed(match.group(1))) is not None
+        }
+        return sorted(found, key=utf16_key) or None
+    for line in lines:
+        match = pattern.search(line.text)
+        if match is not None:
+            return _typed(value_type, match)
+    return None
+
+
 def extract_value(
     definition: ClaimDefinition, cues: ClaimCues, lines: Sequence[Line], goal: str
 ) -> dict[str, Any] | None:
@@ -211,7 +253,9 @@ def extract_value(
         return None
     value_type = definition.valueType
     value: Any
-    if value_type == "boolean":
+    if cues.pattern is not None and cues.typed_pattern:
+        value = _pattern_value(value_type, cues.pattern, lines)
+    elif value_type == "boolean":
         value = _boolean(lines)
     elif value_type == "identifier":
         value = _identifier(lines)
@@ -321,10 +365,18 @@ def _read_step(
         return _tool("multi_get", {"uris": uris})
     arguments: dict[str, Any] = {"uri": uris[0]}
     if relevant:
-        arguments |= {"fromLine": relevant[0].number, "lineCount": 1}
+        arguments |= _line_range(table, [line for line in relevant if line.item.uri == uris[0]])
     # get's availability is deliberately not checked (contract): a disallowed get is the
     # runner's agent error, not a silent change of plan.
     return _tool("get", arguments)
+
+
+def _line_range(table: CueTable, lines: Sequence[Line]) -> dict[str, int]:
+    """The lines a ``get`` reads: the first relevant one in a 1.0 table, all of them from 1.1."""
+    if table.version == LEGACY_VERSION:
+        return {"fromLine": lines[0].number, "lineCount": 1}
+    first = min(line.number for line in lines)
+    return {"fromLine": first, "lineCount": max(line.number for line in lines) - first + 1}
 
 
 def decide(
