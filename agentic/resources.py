@@ -28,7 +28,7 @@ def fixtures_dir() -> Path:
 
 
 def default_fixture_dir() -> Path:
-    return fixtures_dir() / "agentic-retrieval"
+    return fixtures_dir() / "agentic-retrieval"  # the lanes' default (runner/catalog.py)
 
 
 def locks_dir() -> Path:

@@ -196,6 +196,71 @@ def bench_lane() -> None:
     )
 
 
+def _timed_searches(
+    adapter: Any, snapshot: CorpusSnapshot, queries: list[tuple[AgentTask, str]], root: Path
+) -> tuple[float, list[float]]:
+    """Preparation seconds, then the latency (ms) of one search per (task, query), each task's
+    own scope, in a warm session with one readiness probe per task."""
+    started = time.perf_counter()
+    prepared = adapter.prepare(snapshot, root, timeout_s=TIMEOUT_S)
+    preparation = time.perf_counter() - started
+    session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
+    latencies = []
+    for task, query in queries:
+        session.reset(task, readiness_probe=True, timeout_s=TIMEOUT_S)
+        arguments = {"query": query, "collection": task.corpus.collections[0]}
+        started = time.perf_counter()
+        session.call("search", arguments, timeout_s=TIMEOUT_S)
+        latencies.append((time.perf_counter() - started) * 1000)
+    session.close()
+    return preparation, latencies
+
+
+def bench_sqlite_docs() -> None:
+    """The blind fixture over the real SQLite documentation: index preparation, search latency
+    with the fixture agent's own queries, and the wall time of its named lane."""
+    from agentic.adapters.capsule import CapsuleAdapter
+    from agentic.agents.cues import parse_cue_table
+    from agentic.agents.fixture_agent import search_query
+    from agentic.fixture.loader import load_fixture
+    from agentic.lane import LaneRequest, execute_lane
+    from agentic.resources import fixtures_dir
+    from agentic.runner.catalog import builtin_catalog
+
+    root = fixtures_dir() / "sqlite-docs"
+    fixture = load_fixture(root)
+    table = parse_cue_table((root / "fixture-agent.cues.json").read_bytes())
+    queries = [(task, search_query(task, table)) for task in fixture.tasks]
+    documents = len(fixture.snapshot.files)
+    print(f"sqlite-docs: {documents} documents, {len(queries)} tasks")
+    for name, adapter, target in (
+        ("lexical", LexicalAdapter(fixture.snapshot), 5.0),
+        ("capsule", CapsuleAdapter(fixture.snapshot), 1000.0),
+    ):
+        with _workdir() as work:
+            seconds, latencies = _timed_searches(adapter, fixture.snapshot, queries, work)
+        report(f"{name} preparation", documents / seconds, "docs/s", 2000, higher_is_better=True)
+        report(
+            f"{name} search p50", statistics.median(latencies), "ms", target, higher_is_better=False
+        )
+        report(
+            f"{name} search p95",
+            percentile(latencies, 0.95),
+            "ms",
+            target * 4,
+            higher_is_better=False,
+        )
+    lane = builtin_catalog().lane("sqlite-docs")
+    settings = {
+        **lane.run_settings(),
+        "adapters": tuple(a for a in lane.adapters if a != "qmd-lex"),
+    }
+    started = time.perf_counter()
+    execute_lane(LaneRequest(fixture_dir=lane.fixture_dir(), jobs=2, **settings))
+    wall = time.perf_counter() - started
+    report("lane wall time (without qmd-lex, --jobs 2)", wall, "s", 600, higher_is_better=False)
+
+
 REFERENCE_RUNS = 5
 ARTIFACTS = ("report.json", "canonical.json", "observations.json", "report.md")
 
@@ -704,6 +769,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
     "lane": bench_lane,
+    "sqlite-docs": bench_sqlite_docs,
     "reference-lane": bench_reference_lane,
     "ranking": bench_ranking,
     "local-model": bench_local_model,

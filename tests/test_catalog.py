@@ -14,6 +14,7 @@ import pytest
 
 from agentic.cli import main
 from agentic.contract.errors import ContractError
+from agentic.resources import default_fixture_dir, fixtures_dir
 from agentic.runner.catalog import (
     AdapterEntry,
     AdapterInputs,
@@ -84,8 +85,19 @@ def test_the_builtins_are_the_kits_adapters_agents_and_lanes() -> None:
     assert catalog.default_adapters == ("capsule", "lexical", "mcp-reference")
     assert sorted(catalog.agents) == ["fixture", "local-model"]
     assert sorted(catalog.lanes) == [
-        "fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex",
+        "fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex", "sqlite-docs",
     ]  # fmt: skip
+
+
+def test_a_lane_runs_on_its_own_fixture_folder() -> None:
+    catalog = builtin_catalog()
+    assert catalog.lane("fixture-agent").fixture_dir() == default_fixture_dir()
+    sqlite = catalog.lane("sqlite-docs")
+    assert sqlite.fixture_dir() == fixtures_dir() / "sqlite-docs"
+    assert (sqlite.adapters, sqlite.promote) == (
+        ("capsule", "lexical", "mcp-reference", "qmd-lex"),
+        ("capsule", "mcp-reference"),
+    )
 
 
 def test_the_authoritative_lane_is_gated_and_replayed() -> None:

@@ -17,6 +17,7 @@ Selected lines come out in coordinate order; omissions in (coordinate, reason) o
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -94,23 +95,42 @@ def _one_call_filter(candidates: list[Candidate]) -> tuple[list[Candidate], list
     return kept, dropped
 
 
+@dataclass
+class _KeptRanges:
+    """The line ranges kept from one URI. They never overlap (an overlapping one is omitted), so
+    sorted by start they are sorted by end too and one bisection finds any overlap."""
+
+    spans: set[tuple[int, int, str]] = field(default_factory=set)
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+
+    def omission(self, e: ToolEvidence) -> str | None:
+        if (e.startLine, e.endLine, e.spanHash) in self.spans:
+            return DUPLICATE
+        first_reaching = bisect.bisect_left(self.ends, e.startLine)
+        if first_reaching < len(self.starts) and self.starts[first_reaching] <= e.endLine:
+            return OVERLAP
+        return None
+
+    def keep(self, e: ToolEvidence) -> None:
+        self.spans.add((e.startLine, e.endLine, e.spanHash))
+        at = bisect.bisect_left(self.starts, e.startLine)
+        self.starts.insert(at, e.startLine)
+        self.ends.insert(at, e.endLine)
+
+
 def _collapse(candidates: list[Candidate]) -> tuple[list[Candidate], list[Omission]]:
     kept: list[Candidate] = []
-    kept_by_uri: dict[str, list[ToolEvidence]] = {}
+    kept_by_uri: dict[str, _KeptRanges] = {}
     omitted: list[Omission] = []
     for candidate in sorted(candidates, key=lambda c: c.priority):
-        e = candidate.evidence
-        same_uri = kept_by_uri.setdefault(candidate.uri, [])
-        if any(
-            (k.startLine, k.endLine, k.spanHash) == (e.startLine, e.endLine, e.spanHash)
-            for k in same_uri
-        ):
-            omitted.append(Omission(candidate, DUPLICATE))
-        elif any(k.startLine <= e.endLine and e.startLine <= k.endLine for k in same_uri):
-            omitted.append(Omission(candidate, OVERLAP))
-        else:
+        ranges = kept_by_uri.setdefault(candidate.uri, _KeptRanges())
+        reason = ranges.omission(candidate.evidence)
+        if reason is None:
             kept.append(candidate)
-            same_uri.append(e)
+            ranges.keep(candidate.evidence)
+        else:
+            omitted.append(Omission(candidate, reason))
     return kept, omitted
 
 

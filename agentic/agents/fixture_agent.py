@@ -10,8 +10,10 @@ Generalizations of the reference, each equal to it on the reference's own fixtur
 - ``template`` and ``pattern`` cue entries replace its two hard-coded string claim rules.
 - From cue table 1.1 on, a claim's ``pattern`` reads every value type and ``select`` overrides
   which cued lines it reads (``_pattern_value``); prose rarely puts a value after a ``Label:``.
-  A ``get`` then reads every relevant line of its document, not the first alone, so a claim
-  whose evidence is two lines of one page can cite both.
+  Reads are then planned (``planned_reads``): one ranged ``get`` per page with cued lines, so
+  a claim whose evidence is two lines of one page can cite both, and no whole page is read:
+  candidates without a cued line are final as they are. On real documentation whole-page
+  reads overran the byte budget in half the pairs (fixtures/sqlite-docs/README.md).
 - A claim key without a cue entry becomes a ``missing_evidence`` gap.
 - A citation is the observed evidence item that contains the selected line, with the sha256 of
   that item's text. For single-line items (lexical results, capsule bundles) that is exactly
@@ -345,6 +347,17 @@ def _final(envelope: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "final", "envelope": envelope}
 
 
+def _relevant_lines(task: AgentTask, table: CueTable, call: VisibleCall) -> list[Line]:
+    """The cued lines of every claim among one call's evidence, claim by claim."""
+    shown = tuple(from_visible(evidence) for evidence in call.result.evidence)
+    return [
+        line
+        for definition in task.claims
+        if (cues := table.get(definition.claimKey)) is not None
+        for line in select_lines(task, cues, shown)
+    ]
+
+
 def _read_step(
     task: AgentTask,
     table: CueTable,
@@ -352,31 +365,48 @@ def _read_step(
     last: VisibleCall,
     candidates: Sequence[Item],
 ) -> dict[str, Any]:
-    shown = tuple(from_visible(evidence) for evidence in last.result.evidence)
-    relevant = [
-        line
-        for definition in task.claims
-        if (cues := table.get(definition.claimKey)) is not None
-        for line in select_lines(task, cues, shown)
-    ]
+    relevant = _relevant_lines(task, table, last)
     sources = [line.item for line in relevant] or list(candidates)
     uris = list(dict.fromkeys(item.uri for item in sources))
     if len(uris) > 1 and "multi_get" in available:
         return _tool("multi_get", {"uris": uris})
     arguments: dict[str, Any] = {"uri": uris[0]}
     if relevant:
-        arguments |= _line_range(table, [line for line in relevant if line.item.uri == uris[0]])
+        arguments |= {"fromLine": relevant[0].number, "lineCount": 1}
     # get's availability is deliberately not checked (contract): a disallowed get is the
     # runner's agent error, not a silent change of plan.
     return _tool("get", arguments)
 
 
-def _line_range(table: CueTable, lines: Sequence[Line]) -> dict[str, int]:
-    """The lines a ``get`` reads: the first relevant one in a 1.0 table, all of them from 1.1."""
-    if table.version == LEGACY_VERSION:
-        return {"fromLine": lines[0].number, "lineCount": 1}
-    first = min(line.number for line in lines)
-    return {"fromLine": first, "lineCount": max(line.number for line in lines) - first + 1}
+def planned_reads(task: AgentTask, table: CueTable, call: VisibleCall) -> list[dict[str, Any]]:
+    """From cue table 1.1: one ``get`` per page holding cued candidate lines, first seen first,
+    over the lines from its first to its last cued one. Whole-page reads of real documentation
+    overrun a task's byte budget and cite nothing more."""
+    by_uri: dict[str, list[int]] = {}
+    for line in _relevant_lines(task, table, call):
+        by_uri.setdefault(line.item.uri, []).append(line.number)
+    return [
+        {"uri": uri, "fromLine": min(numbers), "lineCount": max(numbers) - min(numbers) + 1}
+        for uri, numbers in by_uri.items()
+    ]
+
+
+def _ranged_step(
+    task: AgentTask, table: CueTable, calls: Sequence[VisibleCall]
+) -> dict[str, Any] | None:
+    """The next planned read or the final step; None when no search returned candidates.
+
+    Candidates without a cued line are final as they are: the backend did not surface the
+    evidence, and reading whole pages in search of it is what overruns the budget."""
+    searched = [i for i, call in enumerate(calls) if call.result.resultRole == "candidates"]
+    if not searched:
+        return None
+    plan = planned_reads(task, table, calls[searched[-1]])
+    done = len(calls) - searched[-1] - 1
+    if done < len(plan) and len(calls) < task.budgets.maxAgentCalls:
+        return _tool("get", plan[done])
+    items = read_pool(calls[searched[-1] + 1 :]) or candidate_pool(calls)
+    return _final(build_final_envelope(task, table, items))
 
 
 def decide(
@@ -388,6 +418,10 @@ def decide(
             return _final(tool_unavailable_envelope(task))
         query = search_query(task, table)
         return _tool("search", {"query": query, "collection": task.corpus.collections[0]})
+    if table.version != LEGACY_VERSION:
+        step = _ranged_step(task, table, calls)
+        if step is not None:
+            return step
     candidates = candidate_pool(calls)
     last = calls[-1]
     if last.result.resultRole == "candidates" and candidates:

@@ -137,6 +137,15 @@ def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]
     return catalog.lane(args.lane).run_settings()
 
 
+def _fixture_dir(args: argparse.Namespace, catalog: Catalog) -> Path:
+    """--fixture, else the named lane's fixture, else the bundled one."""
+    if args.fixture is not None:
+        return Path(args.fixture)
+    if args.lane is not None:
+        return catalog.lane(args.lane).fixture_dir()
+    return default_fixture_dir()
+
+
 def _with_agent_config(args: argparse.Namespace, catalog: Catalog) -> tuple[Catalog, str]:
     """The catalog with the config's agent added, and that agent's kind."""
     from agentic.runner.agents import openai_agent_entry
@@ -169,7 +178,7 @@ def handle(args: argparse.Namespace) -> int:
     elif args.llm_cache is not None or args.llm_cache_mode is not None:
         raise ContractError("invalid_cli_option", "--llm-cache applies only with --agent-config")
     request = LaneRequest(
-        fixture_dir=args.fixture or default_fixture_dir(),
+        fixture_dir=_fixture_dir(args, catalog),
         cues_path=args.cues,
         tasks=args.task,
         lifecycles=tuple(args.lifecycle or LIFECYCLES),

@@ -2,7 +2,9 @@
 
 Rerun (the default): each named lane is rerun in-process, into a temporary folder or ``--out``;
 its ``resultsFingerprint`` must equal the committed ``<baselines>/<lane>/canonical.json``'s, and
-the committed report is re-scored with the current scorer (what ``agentic score`` does).
+the committed report is re-scored with the current scorer (what ``agentic score`` does). Each
+lane runs on its own fixture (``LaneEntry.fixture``) unless ``--fixture`` names one, and with
+``--jobs N`` as ``agentic run`` does (the report is the same for every N).
 
 Smoke (``--smoke``, one lane): a subset of the lane (``--adapter``, ``--task``, ``--lifecycle``)
 is run ``--repeats`` times (default 2). Every run's report must validate, all runs must give one
@@ -29,7 +31,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.commands.argtypes import baselines_root, csv_items, positive_int, progress_printer
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.resources import default_fixture_dir
 from agentic.runner.progress import QUIET, Progress
 
 if TYPE_CHECKING:
@@ -54,12 +55,22 @@ def register(subparsers: Any) -> None:
         "--baselines", type=Path, default=None, help="baselines root (default: the checkout's)"
     )
     parser.add_argument(
-        "--fixture", type=Path, default=None, help="the fixture the baselines measured"
+        "--fixture",
+        type=Path,
+        default=None,
+        help="the fixture the baselines measured (default: each lane's own)",
     )
     parser.add_argument(
         "--out", type=Path, default=None, help="keep the run here (smoke: DIR, DIR-2, ...)"
     )
     parser.add_argument("--summary", type=Path, default=None, help="write the verdicts as JSON")
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="cold pairs run at once (fixture and endpoint agents); the report is the same "
+        "for every N",
+    )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress (pair counter, cohort lines) on stderr"
     )
@@ -152,10 +163,14 @@ class Verdict:
 class Plan:
     """How the lanes of one invocation run."""
 
-    fixture_dir: Path
+    fixture_override: Path | None  # --fixture; otherwise each lane's own fixture
     catalog: Catalog
     out: Path | None
     progress: Progress = QUIET
+    jobs: int = 1
+
+    def fixture_dir(self, lane: LaneEntry) -> Path:
+        return self.fixture_override or lane.fixture_dir()
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -241,7 +256,12 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
     """The request ``agentic run --lane NAME`` makes."""
     from agentic.lane import LaneRequest
 
-    return LaneRequest(fixture_dir=plan.fixture_dir, catalog=plan.catalog, **lane.run_settings())
+    return LaneRequest(
+        fixture_dir=plan.fixture_dir(lane),
+        catalog=plan.catalog,
+        jobs=plan.jobs,
+        **lane.run_settings(),
+    )
 
 
 def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> Verdict:
@@ -361,7 +381,7 @@ def reruns(plan: Plan, committed: Sequence[Committed]) -> Iterator[Verdict]:
 
     # Re-scoring reads every committed report first: one this code cannot read is bad input,
     # found before the first (possibly long) rerun.
-    rescored = [rescore(lane.report, plan.fixture_dir) for lane in committed]
+    rescored = [rescore(c.report, plan.fixture_dir(c.lane)) for c in committed]
     for lane, scores in zip(committed, rescored, strict=True):
         yield rerun(plan, lane, scores)
 
@@ -396,10 +416,11 @@ def handle(args: argparse.Namespace) -> int:
     # Every lane and baseline is checked before the first (possibly long) rerun starts.
     committed = tuple(committed_baseline(catalog, root, name) for name in args.lanes)
     plan = Plan(
-        fixture_dir=args.fixture or default_fixture_dir(),
+        fixture_override=args.fixture,
         catalog=catalog,
         out=args.out,
         progress=progress_printer(args.quiet),
+        jobs=args.jobs,
     )
     verdicts = []
     for verdict in smokes(plan, committed, args) if args.smoke else reruns(plan, committed):

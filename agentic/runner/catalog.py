@@ -25,6 +25,7 @@ from agentic.contract.oracle import HiddenOracle
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.resources import fixtures_dir
 
 if TYPE_CHECKING:
     from agentic.adapters.base import Adapter
@@ -35,6 +36,7 @@ AGENT_GROUP = "agentic.agents"
 # The one adapter id the v1.0 report schema allows in ``capsuleReplays``.
 REPLAY_ADAPTER_ID = "capsule"
 OPTIONAL_FOLDER = "optional"
+DEFAULT_FIXTURE = "agentic-retrieval"
 
 Origin = Literal["builtin", "config", "plugin"]
 _Entry = TypeVar("_Entry")
@@ -126,10 +128,14 @@ class LaneEntry:
     adapters: tuple[str, ...]
     promote: tuple[str, str] | None
     replay: bool
+    fixture: str = DEFAULT_FIXTURE  # a folder of the kit's fixtures/
 
     @property
     def folder(self) -> str:
         return self.name
+
+    def fixture_dir(self) -> Path:
+        return fixtures_dir() / self.fixture
 
     def run_settings(self) -> dict[str, Any]:
         """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""
@@ -385,6 +391,15 @@ BUILTIN_LANES: tuple[LaneEntry, ...] = (
     LaneEntry(f"{OPTIONAL_FOLDER}/qmd", "fixture", ("qmd",), None, False),
     # The gate needs the capsule replay, which would double a long lane: not run here.
     LaneEntry(f"{OPTIONAL_FOLDER}/local-model", "local-model", AUTHORITATIVE_ADAPTERS, None, False),
+    # The blind fixture over the SQLite documentation (fixtures/sqlite-docs/README.md).
+    LaneEntry(
+        "sqlite-docs",
+        "fixture",
+        (*AUTHORITATIVE_ADAPTERS, "qmd-lex"),
+        ("capsule", "mcp-reference"),
+        True,
+        fixture="sqlite-docs",
+    ),
 )
 
 

@@ -175,3 +175,23 @@ def test_a_template_with_malformed_placeholders_is_rejected(template: str, reaso
 def test_template_and_pattern_exclude_each_other() -> None:
     entry = {"cues": ["x"], "template": "{0}", "pattern": "(x)"}
     assert "exclude each other" in rejected(table_bytes({"a": entry}))
+
+
+def test_select_is_a_1_1_field_unknown_to_a_1_0_table() -> None:
+    entry = {"v": {"cues": ["x"], "select": "all"}}
+    assert "/claims/v/select: unknown field" in rejected(table_bytes(entry))
+    table = parse_cue_table(table_bytes(entry, schemaVersion="1.1"))
+    assert (table.version, table.claims["v"].select) == ("1.1", "all")
+
+
+def test_select_names_one_of_first_last_or_all() -> None:
+    entry = {"v": {"cues": ["x"], "select": "every"}}
+    assert "select must be one of first, last, all" in rejected(
+        table_bytes(entry, schemaVersion="1.1")
+    )
+
+
+def test_a_pattern_reads_every_value_type_only_in_a_1_1_table() -> None:
+    entry = {"v": {"cues": ["x"], "pattern": "(x)"}}
+    assert not parse_cue_table(table_bytes(entry)).claims["v"].typed_pattern
+    assert parse_cue_table(table_bytes(entry, schemaVersion="1.1")).claims["v"].typed_pattern

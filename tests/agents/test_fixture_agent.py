@@ -56,8 +56,8 @@ def make_task(
     )
 
 
-def make_table(claims: dict[str, Any]) -> CueTable:
-    document = {"schemaVersion": "1.0", "agentId": "fixture-agent-v1", "claims": claims}
+def make_table(claims: dict[str, Any], version: str = "1.0") -> CueTable:
+    document = {"schemaVersion": version, "agentId": "fixture-agent-v1", "claims": claims}
     return parse_cue_table(json.dumps(document).encode("utf-8"))
 
 
@@ -114,8 +114,9 @@ def step(
     calls: tuple[VisibleCall, ...] = (),
     cues: dict[str, Any] | None = None,
     tools: tuple[str, ...] = ALL_TOOLS,
+    version: str = "1.0",
 ) -> dict[str, Any]:
-    agent = FixtureAgent(make_table(DEFAULT_CUES if cues is None else cues), CUE_SHA)
+    agent = FixtureAgent(make_table(DEFAULT_CUES if cues is None else cues, version), CUE_SHA)
     listed = [t for t in tool_definitions() if t["name"] in tools]
     raw = agent.open(task, listed).next_step(calls)
     parse_step(raw, task, tools)  # the runner accepts it
@@ -124,20 +125,26 @@ def step(
 
 
 def envelope(
-    task: AgentTask, *evidence: VisibleEvidence, cues: dict[str, Any] | None = None
+    task: AgentTask,
+    *evidence: VisibleEvidence,
+    cues: dict[str, Any] | None = None,
+    version: str = "1.0",
 ) -> dict[str, Any]:
     """The final envelope after one source read of ``evidence``."""
-    result = step(task, (candidates(ev("x")), source(*evidence)), cues)
+    result = step(task, (candidates(ev("x")), source(*evidence)), cues, version=version)
     assert result["kind"] == "final"
     final: dict[str, Any] = result["envelope"]
     return final
 
 
 def value_of(
-    task: AgentTask, *evidence: VisibleEvidence, cues: dict[str, Any] | None = None
+    task: AgentTask,
+    *evidence: VisibleEvidence,
+    cues: dict[str, Any] | None = None,
+    version: str = "1.0",
 ) -> Any:
     """The single claim's value, or None when the claim became a gap."""
-    final = envelope(task, *evidence, cues=cues)
+    final = envelope(task, *evidence, cues=cues, version=version)
     return final["claims"][0]["value"]["value"] if final["claims"] else None
 
 
@@ -714,3 +721,108 @@ def test_the_same_history_gives_byte_identical_canonical_steps() -> None:
         outputs.append(agent.open(task, tool_definitions()).next_step(calls).encode("utf-8"))
     assert outputs[0] == outputs[1]
     assert outputs[0].decode("utf-8") == canonical_text(json.loads(outputs[0]))
+
+
+# ---- cue table 1.1: typed patterns, select, planned reads --------------------------------------
+
+
+def typed(kind: str, line: str, pattern: str, **entry: Any) -> Any:
+    """The value a 1.1 pattern reads from one observed line for a claim of type ``kind``."""
+    cues = {"v": {"cues": [line.lower()[:8]], "pattern": pattern, **entry}}
+    return value_of(make_task((("v", kind),)), ev(line), cues=cues, version="1.1")
+
+
+def test_a_1_1_pattern_reads_a_number_that_is_not_the_largest_on_its_line() -> None:
+    assert typed("number", "Raised from 62 to 125.", r"from (\d+) to") == 62
+
+
+def test_a_1_1_pattern_reads_a_signed_number() -> None:
+    assert typed("number", 'Cache size: set to "-2000".', r'to "(-?\d+)"') == -2000
+
+
+def test_a_1_1_pattern_group_that_is_not_a_number_is_a_gap() -> None:
+    assert typed("number", "Raised from many to 125.", r"from (\w+) to") is None
+
+
+def test_a_1_1_pattern_reads_a_lower_case_identifier() -> None:
+    line = "The sqlite3_trace_v2() interface is intended to replace it."
+    assert typed("identifier", line, r"the (\w+)\(\) interface") == "sqlite3_trace_v2"
+
+
+def test_a_1_1_pattern_date_off_the_calendar_is_a_gap() -> None:
+    assert typed("date", "Released on 2026-02-30 at noon.", r"on (\S+) at") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [("Bindings are not cleared by reset.", False), ("Bindings are cleared by reset.", True)],
+)
+def test_a_1_1_boolean_is_false_when_the_group_named_no_took_part(
+    line: str, expected: bool
+) -> None:
+    assert typed("boolean", line, r"bindings are (?P<no>not )?cleared") is expected
+
+
+def test_a_1_1_string_list_gathers_every_match_unique_and_sorted() -> None:
+    line = "It replaces sqlite3_trace() and sqlite3_profile() and sqlite3_trace()."
+    pattern = r"(?:replaces|and) (sqlite3_\w+)\(\)"
+    assert typed("string[]", line, pattern) == ["sqlite3_profile", "sqlite3_trace"]
+
+
+def test_a_1_1_pattern_takes_the_first_selected_line_it_matches() -> None:
+    task = make_task((("v", "string"),))
+    cues = {"v": {"cues": ["release"], "pattern": r"^# release (\S+)", "select": "all"}}
+    lines = (ev("- Raise the release ceiling.", 3), ev("# Release 3.8.6", 1))
+    final = envelope(task, *lines, cues=cues, version="1.1")
+    assert final["claims"][0]["value"]["value"] == "3.8.6"
+    assert cited_lines(final) == [("gno://c001/d1.md", 3, 3), ("gno://c001/d1.md", 1, 1)]
+
+
+@pytest.mark.parametrize(("select", "expected"), [("first", "AX-1"), ("last", "AX-3")])
+def test_select_overrides_the_line_the_category_would_choose(select: str, expected: str) -> None:
+    task = make_task(category="multi_document_comparison")
+    cues = {"partNumber": {"cues": ["part"], "select": select}}
+    lines = (ev("Part: AX-1", 3), ev("Part: AX-3", 4))
+    assert value_of(task, *lines, cues=cues, version="1.1") == expected
+
+
+def test_a_1_0_table_keeps_reading_the_largest_number_despite_a_pattern() -> None:
+    task = make_task((("v", "number"),))
+    cues = {"v": {"cues": ["raised"], "pattern": r"from (\d+) to"}}
+    assert value_of(task, ev("Raised from 62 to 125."), cues=cues) == 125
+
+
+def test_a_1_1_table_reads_each_page_once_over_its_cued_lines_then_finalizes() -> None:
+    task = make_task(category="multi_document_comparison", max_calls=4)
+    found = candidates(
+        ev("Part: AX-1", 9, "gno://c001/b.md"),
+        ev("Part: AX-2", 3, "gno://c001/a.md"),
+        ev("Part: AX-3", 4, "gno://c001/b.md"),
+    )
+    first = step(task, (found,), version="1.1")
+    assert first["arguments"] == {"uri": "gno://c001/b.md", "fromLine": 4, "lineCount": 6}
+    read_b = source(ev("Part: AX-3", 4, "gno://c001/b.md"), ev("Part: AX-1", 9, "gno://c001/b.md"))
+    second = step(task, (found, read_b), version="1.1")
+    assert second["arguments"] == {"uri": "gno://c001/a.md", "fromLine": 3, "lineCount": 1}
+    read_a = source(ev("Part: AX-2", 3, "gno://c001/a.md"), index=2)
+    final = step(task, (found, read_b, read_a), version="1.1")
+    assert final["kind"] == "final"
+    assert len(cited_lines(final["envelope"])) == 3
+
+
+def test_a_1_1_plan_stops_reading_when_the_call_budget_is_spent() -> None:
+    task = make_task(category="multi_document_comparison", max_calls=2)
+    found = candidates(
+        ev("Part: AX-1", 9, "gno://c001/b.md"), ev("Part: AX-2", 3, "gno://c001/a.md")
+    )
+    read_b = source(ev("Part: AX-1", 9, "gno://c001/b.md"))
+    final = step(task, (found, read_b), version="1.1")
+    assert final["kind"] == "final"
+    assert cited_lines(final["envelope"]) == [("gno://c001/b.md", 9, 9)]
+
+
+def test_a_1_1_table_finalizes_candidates_without_a_cued_line_instead_of_reading_pages() -> None:
+    calls = (candidates(ev("# Inventory", 1), ev("Nothing relevant", 3)),)
+    result = step(make_task(), calls, version="1.1")
+    assert result["kind"] == "final"
+    assert result["envelope"]["gaps"] == [{"claimKey": "partNumber", "reason": "missing_evidence"}]
