@@ -48,24 +48,22 @@ class Candidate:
     evidence: ToolEvidence
     retrieval_rank: int
     facets: tuple[str, ...]
+    # Derived once: a selection over a long page ranks thousands of candidates every round.
     facet_set: frozenset[str] = field(init=False, repr=False, compare=False)
+    coordinate: Coordinate = field(init=False, repr=False, compare=False)
+    priority: tuple[int, int, int, Coordinate] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        e = self.evidence
+        coordinate = (utf16_key(e.uri), e.sourceHash, e.startLine, e.endLine, e.spanHash)
+        priority = (-len(self.facets), self.retrieval_rank, e.endLine - e.startLine, coordinate)
         object.__setattr__(self, "facet_set", frozenset(self.facets))
+        object.__setattr__(self, "coordinate", coordinate)
+        object.__setattr__(self, "priority", priority)
 
     @property
     def uri(self) -> str:
         return self.evidence.uri
-
-    @property
-    def coordinate(self) -> Coordinate:
-        e = self.evidence
-        return (utf16_key(e.uri), e.sourceHash, e.startLine, e.endLine, e.spanHash)
-
-    @property
-    def priority(self) -> tuple[int, int, int, Coordinate]:
-        e = self.evidence
-        return (-len(self.facets), self.retrieval_rank, e.endLine - e.startLine, self.coordinate)
 
 
 @dataclass(frozen=True)
@@ -152,22 +150,29 @@ def select(
     selected: list[Candidate] = []
     covered_by_uri: dict[str, set[str]] = {}
     covered: set[str] = set()
+    # Redundancy can only change for the URI whose coverage grew last round (None: check all).
+    grown: str | None = None
+    check_all = True
     while True:
         tick()
         still: list[Candidate] = []
         for c in remaining:
-            if not c.facets or c.facet_set <= covered_by_uri.get(c.uri, set()):
+            stale = check_all or c.evidence.uri == grown
+            if stale and (not c.facets or c.facet_set <= covered_by_uri.get(c.uri, set())):
                 omissions.append(Omission(c, REDUNDANT_COVERAGE))
             else:
                 still.append(c)
+        check_all, grown = False, None
         if not still:
             break
-        still.sort(key=lambda c: (-len(c.facet_set - covered), c.priority))
-        best, remaining = still[0], still[1:]
+        # Only the best candidate matters: every order that comes out is sorted at the end.
+        best = min(still, key=lambda c: (-len(c.facet_set - covered), c.priority))
+        remaining = [c for c in still if c is not best]
         if not fits([*selected, best]):
             omissions.append(Omission(best, GLOBAL_BUDGET))
             continue
         selected.append(best)
+        grown = best.uri
         covered_by_uri.setdefault(best.uri, set()).update(best.facets)
         covered.update(best.facets)
     return Selection(

@@ -49,6 +49,17 @@ def add_backend_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_jobs_option(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N``: cold pairs at once; receipts and reports never depend on N."""
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="cold pairs run at once (fixture and endpoint agents); the report is the same "
+        "for every N",
+    )
+
+
 def baselines_root(given: Path | None, *, code: str, needs: str) -> Path:
     """``--baselines DIR``, else the checkout's ``baselines/``. Without a checkout, ``needs``
     (what asked for it) is refused as ``code``, in one line."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import (
     add_backend_option,
+    add_jobs_option,
     csv_items,
     positive_int,
     progress_printer,
@@ -86,13 +87,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--no-replay", action="store_true", help="skip the replay of one-call bundles"
     )
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=1,
-        help="cold pairs run at once (fixture and endpoint agents); the report is the same "
-        "for every N",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "--index-cache", type=Path, default=None, help="reuse prepared indexes from this folder"
     )

@@ -29,7 +29,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentic.commands.argtypes import baselines_root, csv_items, positive_int, progress_printer
+from agentic.commands.argtypes import (
+    add_jobs_option,
+    baselines_root,
+    csv_items,
+    positive_int,
+    progress_printer,
+)
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.runner.progress import QUIET, Progress
 
@@ -64,13 +70,7 @@ def register(subparsers: Any) -> None:
         "--out", type=Path, default=None, help="keep the run here (smoke: DIR, DIR-2, ...)"
     )
     parser.add_argument("--summary", type=Path, default=None, help="write the verdicts as JSON")
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=1,
-        help="cold pairs run at once (fixture and endpoint agents); the report is the same "
-        "for every N",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "--quiet", action="store_true", help="no progress (pair counter, cohort lines) on stderr"
     )
