@@ -4,11 +4,14 @@ as pure functions on small hand-made candidates."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentic.adapters.capsule_plan import claim_terms, plan_query
-from agentic.adapters.capsule_select import Candidate, Omission, select
+from agentic.adapters.capsule_select import Candidate, Omission, Selection, select
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.reads import READ_HASH_REASON
 from agentic.contract.receipt import ToolEvidence
@@ -256,3 +259,74 @@ def test_tick_runs_once_per_round_so_a_deadline_can_stop_selection() -> None:
 
     with pytest.raises(AdapterCallError):
         select([candidate(DOC_A, 3, ["x"])], one_call=False, fits=always, tick=expired)
+
+
+# --- the fast selection is the rule, stated plainly ---------------------------------------------
+
+
+def reference_select(candidates: Sequence[Candidate], *, budget: int) -> Selection:
+    """``marginal-facet-coverage-v1`` written as the module docstring states it, with no
+    shortcut: an overlap scan per candidate, a full sort and a full redundancy pass per round."""
+    kept: list[Candidate] = []
+    omissions: list[Omission] = []
+    for c in sorted(candidates, key=lambda c: c.priority):
+        same = [k.evidence for k in kept if k.uri == c.uri]
+        e = c.evidence
+        if any(
+            (k.startLine, k.endLine, k.spanHash) == (e.startLine, e.endLine, e.spanHash)
+            for k in same
+        ):
+            omissions.append(Omission(c, "duplicate"))
+        elif any(k.startLine <= e.endLine and e.startLine <= k.endLine for k in same):
+            omissions.append(Omission(c, "overlap"))
+        else:
+            kept.append(c)
+    selected: list[Candidate] = []
+    covered_by_uri: dict[str, set[str]] = {}
+    covered: set[str] = set()
+    remaining = kept
+    while True:
+        still = []
+        for c in remaining:
+            if not c.facets or c.facet_set <= covered_by_uri.get(c.uri, set()):
+                omissions.append(Omission(c, "redundant_coverage"))
+            else:
+                still.append(c)
+        if not still:
+            break
+        still.sort(key=lambda c: (-len(c.facet_set - covered), c.priority))
+        best, remaining = still[0], still[1:]
+        if len(selected) + 1 > budget:
+            omissions.append(Omission(best, "global_budget"))
+            continue
+        selected.append(best)
+        covered_by_uri.setdefault(best.uri, set()).update(best.facets)
+        covered.update(best.facets)
+    return Selection(
+        selected=tuple(sorted(selected, key=lambda c: c.coordinate)),
+        omissions=tuple(sorted(omissions, key=lambda o: (o.candidate.coordinate, o.reason))),
+    )
+
+
+LONG_DOC = corpus_file("c001", "long.md", "".join(f"line {n}\n" for n in range(1, 13)))
+FACETS = ("alpha", "beta", "gamma", "delta")
+spans = st.tuples(
+    st.sampled_from((DOC_A, DOC_B, LONG_DOC)), st.integers(1, 12), st.integers(0, 3)
+).filter(lambda s: s[1] + s[2] <= len(s[0].lines))
+drafts = st.lists(
+    st.tuples(spans, st.lists(st.sampled_from(FACETS), unique=True), st.integers(0, 3)),
+    max_size=25,
+)
+
+
+@given(drafts, st.integers(0, 6))
+def test_the_selection_equals_the_rule_as_stated(draft: list[Any], budget: int) -> None:
+    pool = [
+        candidate(file, start, facets, rank, end=start + extra)
+        for (file, start, extra), facets, rank in draft
+    ]
+
+    def fits(chosen: Sequence[Candidate]) -> bool:
+        return len(chosen) <= budget
+
+    assert select(pool, one_call=False, fits=fits) == reference_select(pool, budget=budget)
