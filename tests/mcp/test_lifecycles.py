@@ -40,6 +40,17 @@ def test_each_attach_runs_its_own_process(
     assert group_gone(first.pid) and group_gone(second.pid)
 
 
+def test_a_closing_session_keeps_the_runs_folder_a_starting_one_needs(
+    reference_adapter: McpAdapter, reference_prepared: PreparedIndex
+) -> None:
+    # With --jobs, one cold pair closes while the next starts; removing the emptied runs folder
+    # on close made the starting pair's mkdtemp fail with FileNotFoundError.
+    runs = reference_prepared.root / "runs"
+    _attach(reference_adapter, reference_prepared).close()
+    assert runs.is_dir() and not any(runs.iterdir())
+    _attach(reference_adapter, reference_prepared).close()
+
+
 def test_one_session_serves_successive_tasks_from_one_process(
     tiny_fixture: Fixture, reference_adapter: McpAdapter, reference_prepared: PreparedIndex
 ) -> None:

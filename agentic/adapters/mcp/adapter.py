@@ -45,7 +45,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -276,9 +275,9 @@ class McpAdapter:
 
 
 def _remove_run_root(run_root: Path) -> None:
+    # The shared ``runs`` folder stays: removing it when it looked empty raced with a session
+    # starting beside this one (its mkdtemp found no parent). It goes with the prepared root.
     shutil.rmtree(run_root, ignore_errors=True)
-    with suppress(OSError):
-        run_root.parent.rmdir()  # only when no other run is using it
 
 
 class McpSession:
