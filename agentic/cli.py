@@ -50,6 +50,7 @@ COMMANDS: tuple[Command, ...] = (
         "serve", "agentic.commands.serve", "serve a prepared lexical index as an MCP stdio server"
     ),
     Command("run", "agentic.commands.run", "run a lane and score it"),
+    Command("merge", "agentic.commands.merge", "merge a lane's shards into its report"),
     Command("score", "agentic.commands.score", "re-score the receipts of a stored report"),
     Command("export", "agentic.commands.export", "export a report's pairs as JSON lines or CSV"),
     Command("view", "agentic.commands.view", "build report.html from a stored report"),

@@ -4,13 +4,18 @@ assemble the report, and stage its artifacts. The CLI and nox sessions call ``ex
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from agentic import __version__
 from agentic.adapters import sandbox
+from agentic.contract.canonical import fingerprint, sha256_hex
 from agentic.contract.errors import EXIT_ERROR, EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.contract.files import read_input_file
 from agentic.contract.report import (
     BenchmarkReport,
+    Environment,
     Isolation,
     Promotion,
     ScoreRecord,
@@ -29,14 +34,19 @@ from agentic.runner.catalog import (
     AUTHORITATIVE_LANE,
     OPTIONAL_FOLDER,
     AgentContext,
+    AgentEntry,
     Catalog,
+    OpenedAgent,
     load_catalog,
 )
+from agentic.runner.journal import Journal, with_resumed
+from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
 from agentic.runner.progress import QUIET, Progress
-from agentic.runner.run import RunConfig, RunResult, run_adapters
+from agentic.runner.run import RunConfig, RunResult, run_adapters, runtime_fingerprint
 from agentic.runner.schedule import build_schedule
-from agentic.scoring.promotion import ScoredPair, evaluate_promotion
+from agentic.scoring.promotion import Gate, ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
+from agentic.shards import ShardRecord, shard_identity, write_shard
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,10 @@ class LaneRequest:
     force: bool = False
     jobs: int = 1  # cold pairs at once; only for an agent that allows it (AgentEntry.concurrent)
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
+    # Finish the interrupted run whose journal sits beside the output (runner/journal.py).
+    resume: bool = False
+    # Run only this slice of the pairs and write it as a shard (shards.py) for ``agentic merge``.
+    shard: Shard | None = None
 
 
 @dataclass(frozen=True)
@@ -121,21 +135,19 @@ def score_run(fixture: Fixture, run: RunResult) -> tuple[ScoreRecord, ...]:
 def promote(
     run: RunResult,
     scores: tuple[ScoreRecord, ...],
-    pair: tuple[str, str] | None,
-    catalog: Catalog,
+    gate: Gate | None,
 ) -> Promotion | None:
-    if pair is None:
+    if gate is None:
         return None
-    candidate, baseline = pair
     records = [
         ScoredPair(receipt=r.canonical, score=s) for r, s in zip(run.receipts, scores, strict=True)
     ]
     return evaluate_promotion(
         records,
         run.replays,
-        baseline_id=baseline,
-        candidate_id=candidate,
-        replay_required=catalog.adapter(candidate).replayable_bundle,
+        baseline_id=gate.baseline,
+        candidate_id=gate.candidate,
+        replay_required=gate.replay_required,
     )
 
 
@@ -175,21 +187,19 @@ def _target(
     return target
 
 
-def _check_promotion(catalog: Catalog, pair: tuple[str, str] | None) -> None:
+def _gate(catalog: Catalog, pair: tuple[str, str] | None) -> Gate | None:
+    """The requested promotion gate, its adapters checked; None when none is requested."""
     if pair is None:
-        return
+        return None
     for adapter_id in pair:
         catalog.adapter(adapter_id)
     if pair[0] == pair[1]:
         raise ContractError("invalid_cli_option", "--promote needs two different adapters")
-
-
-def _promotion_heading(catalog: Catalog, pair: tuple[str, str] | None) -> str:
-    if pair is None:
-        return "Promotion: not requested"
     candidate, baseline = pair
-    replay = "required" if catalog.adapter(candidate).replayable_bundle else "not applicable"
-    return f"Promotion {candidate} vs {baseline} (bundle replay {replay})"
+    return Gate(candidate, baseline, catalog.adapter(candidate).replayable_bundle)
+
+
+NO_GATE_HEADING = "Promotion: not requested"
 
 
 def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
@@ -230,15 +240,65 @@ def _page(report: BenchmarkReport, fixture: Fixture) -> bytes:
     return render_html(report, task_facts(fixture))
 
 
+def _agent_identity(request: LaneRequest, entry: AgentEntry, lane: OpenedAgent) -> dict[str, Any]:
+    """What decides the agent's behaviour beyond its id: its endpoint, its cue table and the
+    file it was configured from (by content)."""
+    source = Path(entry.source)
+    return {
+        "id": lane.agent_id,
+        "kind": entry.kind,
+        "endpoint": lane.endpoint.to_json() if lane.endpoint is not None else None,
+        "cues": _file_sha(request.cues_path),
+        "source": _file_sha(source) if entry.origin == "config" else entry.source,
+    }
+
+
+def _file_sha(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    return sha256_hex(read_input_file(path))
+
+
+def run_identity(
+    request: LaneRequest,
+    catalog: Catalog,
+    fixture: Fixture,
+    agent: dict[str, Any],
+    config: RunConfig,
+) -> dict[str, Any]:
+    """What a journal or a shard belongs to: two runs with the same identity produce the same
+    receipts, so their pairs may be combined."""
+    schedule = config.schedule
+    return {
+        "kit": __version__,
+        "runtime": runtime_fingerprint(),
+        "fixture": fixture.snapshot.fingerprint,
+        "agent": agent,
+        "adapters": [
+            {"id": a, "config": fingerprint(config.adapter_factory(a).config)}
+            for a in schedule.adapter_ids
+        ],
+        "tasks": list(schedule.task_ids),
+        "lifecycles": list(schedule.lifecycles),
+        "trials": [t.to_json() for t in schedule.trials],
+        "replay": sorted(config.replay_adapters),
+        "timeoutMs": round(request.timeout_s * 1000),
+    }
+
+
 def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOutcome:
     catalog = request.catalog or load_catalog()
     agent_entry = catalog.agent(request.agent)
-    _check_promotion(catalog, request.promote)
+    gate = _gate(catalog, request.promote)
     if request.jobs > 1 and not agent_entry.concurrent:
         raise ContractError(
             "invalid_cli_option",
             f"--jobs {request.jobs}: the {request.agent} agent runs one pair at a time",
         )
+    if request.shard is not None and request.out is None:
+        raise ContractError("invalid_cli_option", "--shard writes its part with --out DIR")
+    if request.resume and request.out is None and not request.write:
+        raise ContractError("invalid_cli_option", "--resume needs the run's --out or --write")
     fixture = load_fixture(request.fixture_dir)
     all_tasks = tuple(t.taskId for t in fixture.tasks)
     adapter_ids = request.adapters if request.adapters is not None else catalog.default_adapters
@@ -263,9 +323,23 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         for task_id in schedule.task_ids:
             lane.check_task(fixture.task(task_id))
     # Refuse an unsafe write before any preparation, like every other schedule error.
-    target = _target(
-        request, catalog, fixture, schedule.task_ids, schedule.adapter_ids, agent_id=lane.agent_id
-    )
+    if request.shard is None:
+        target = _target(
+            request,
+            catalog,
+            fixture,
+            schedule.task_ids,
+            schedule.adapter_ids,
+            agent_id=lane.agent_id,
+        )
+    else:
+        target = request.out
+        assert target is not None
+        check_output(
+            target,
+            shard_identity(request.shard, lane.agent_id, schedule.adapter_ids),
+            force=request.force,
+        )
     isolation = _isolation(catalog, schedule.adapter_ids)
     config = RunConfig(
         fixture=fixture,
@@ -285,28 +359,101 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         progress=progress,
         jobs=request.jobs,
     )
-    run = run_adapters(config)
-    if len(run.receipts) != schedule.attempted_pairs:
+    identity = run_identity(
+        request, catalog, fixture, _agent_identity(request, agent_entry, lane), config
+    )
+    keys = planned_keys(schedule, config.replay_adapters)
+    wanted = frozenset(keys if request.shard is None else shard_keys(keys, request.shard))
+    environment = collect_environment(
+        fixture_version=fixture.fixture_version,
+        agent_id=lane.agent_id,
+        trials=lane.trials,
+        isolation=isolation,
+        agent_endpoint=lane.endpoint,
+    )
+    if target is None:
+        run = run_adapters(replace(config, selected=wanted))
+        _check_matrix(run, wanted)
+        return report_lane(
+            run,
+            fixture,
+            environment=environment,
+            gate=gate,
+            target=None,
+            write=False,
+            force=False,
+            progress=progress,
+        )
+    shard = None if request.shard is None else str(request.shard)
+    journal, resumed = Journal.open(
+        target, identity | {"shard": shard}, wanted, resume=request.resume
+    )
+    try:
+        if resumed.receipts:
+            progress.note(f"resuming: {len(resumed.receipts)} of {len(wanted)} pairs journaled")
+        missing = wanted - resumed.receipts.keys()
+        fresh = run_adapters(replace(config, selected=missing, recorder=journal))
+        run = with_resumed(fresh, resumed)
+        _check_matrix(run, wanted)
+        if request.shard is None:
+            outcome = report_lane(
+                run,
+                fixture,
+                environment=environment,
+                gate=gate,
+                target=target,
+                write=request.write,
+                force=request.force,
+                progress=progress,
+            )
+        else:
+            record = ShardRecord(
+                shard=request.shard,
+                run=identity,
+                fixture_name=fixture.root.name,
+                environment=environment,
+                gate=gate,
+                result=run,
+            )
+            outcome = _shard_outcome(record, fixture, target, request.force, progress)
+        if outcome.written_to is not None or (not resumed.receipts and not journal.recorded):
+            journal.finish()
+        return outcome
+    finally:
+        journal.close()
+
+
+def _check_matrix(run: RunResult, wanted: frozenset[PairKey]) -> None:
+    scored = sum(1 for key in wanted if key.pass_ == "scored")
+    if len(run.receipts) != scored:
         raise ContractError("unexpected_harness_error", "receipt matrix differs from the schedule")
+
+
+def report_lane(
+    run: RunResult,
+    fixture: Fixture,
+    *,
+    environment: Environment,
+    gate: Gate | None,
+    target: Path | None,
+    write: bool,
+    force: bool,
+    progress: Progress = QUIET,
+) -> LaneOutcome:
+    """Score a whole lane's run, gate it, assemble its report and (with a target) stage it."""
     scores = score_run(fixture, run)
     report = build_report(
         fixture_fingerprint=fixture.snapshot.fingerprint,
-        environment=collect_environment(
-            fixture_version=fixture.fixture_version,
-            agent_id=lane.agent_id,
-            trials=lane.trials,
-            isolation=isolation,
-            agent_endpoint=lane.endpoint,
-        ),
+        environment=environment,
         preparations=run.preparations,
         receipts=run.receipts,
         scores=scores,
         replays=run.replays,
-        promotion=promote(run, scores, request.promote, catalog),
+        promotion=promote(run, scores, gate),
     )
     files = render_artifacts(
         report,
-        promotion_heading=_promotion_heading(catalog, request.promote),
+        promotion_heading=gate.heading if gate is not None else NO_GATE_HEADING,
         extra_markdown=_beside_authoritative(report, target),
     )
     failed = preparation_failure(report)
@@ -317,8 +464,8 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         written = write_artifacts(
             target,
             files,
-            force=request.force,
-            keep_reproduced=report.resultsFingerprint if request.write else None,
+            force=force,
+            keep_reproduced=report.resultsFingerprint if write else None,
         )
         reproduced = written == "reproduced"
         progress.note(
@@ -333,3 +480,22 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         harness_error=None if failed is not None else harness_failure(report),
         reproduced=reproduced,
     )
+
+
+def _shard_outcome(
+    record: ShardRecord, fixture: Fixture, target: Path, force: bool, progress: Progress
+) -> LaneOutcome:
+    """A shard's own scores (never gated: the merge gates the whole lane), and its files."""
+    scored = report_lane(
+        record.result,
+        fixture,
+        environment=record.environment,
+        gate=None,
+        target=None,
+        write=False,
+        force=False,
+    )
+    if scored.failure is not None:
+        return scored
+    write_shard(record, target, scored.markdown, force=force, progress=progress)
+    return replace(scored, written_to=target)

@@ -17,6 +17,7 @@ from agentic.commands.argtypes import (
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES
 from agentic.resources import default_fixture_dir, repo_root
+from agentic.runner.plan import Shard
 
 if TYPE_CHECKING:
     from agentic.runner.catalog import Catalog
@@ -92,6 +93,20 @@ def register(subparsers: Any) -> None:
         "--index-cache", type=Path, default=None, help="reuse prepared indexes from this folder"
     )
     parser.add_argument("--out", type=Path, default=None, help="write the artifacts here")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish the interrupted run of this lane at --out (or --write): only the pairs "
+        "its journal lacks are run; the report is the one an uninterrupted run writes",
+    )
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="K/N",
+        help="run only slice K of N of the pairs and write it to --out as a shard; "
+        "'agentic merge' writes the lane's report from all N",
+    )
     parser.add_argument("--write", action="store_true", help="write the lane's baseline")
     parser.add_argument(
         "--force",
@@ -106,6 +121,13 @@ def register(subparsers: Any) -> None:
 
 
 DEFAULT_PROMOTION = ("capsule", "mcp-reference")
+
+
+def _shard(value: str) -> Shard:
+    try:
+        return Shard.parse(value)
+    except ContractError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
@@ -165,6 +187,8 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.write and args.out is not None:
         raise ContractError("invalid_cli_option", "--write and --out are exclusive")
+    if args.shard is not None and args.write:
+        raise ContractError("invalid_cli_option", "--shard writes a part, never a baseline")
     if args.write and repo_root() is None:
         raise ContractError("unsafe_baseline_write", "--write needs a source checkout; use --out")
     catalog = load_catalog(tuple(args.backend))
@@ -184,6 +208,8 @@ def handle(args: argparse.Namespace) -> int:
         force=args.force,
         jobs=args.jobs,
         catalog=catalog,
+        resume=args.resume,
+        shard=args.shard,
         **_lane_settings(args, catalog),
     )
     outcome = execute_lane(request, progress=progress_printer(args.quiet))

@@ -508,6 +508,14 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "an index-cache entry's record is malformed",
     ),
     ErrorCode(
+        "invalid_journal",
+        None,
+        True,
+        "a resume journal entry is malformed, tampered (its receipt's canonical hash "
+        "differs), of another pair, or lacks its adapter's preparation: the journal is kept "
+        "as it is",
+    ),
+    ErrorCode(
         "invalid_lifecycle_schedule",
         None,
         True,
@@ -575,6 +583,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "only negative or no usable terms)",
     ),
     ErrorCode(
+        "invalid_shard",
+        None,
+        True,
+        "a --shard value that is not K/N with 1 <= K <= N, or a shard.json that is not a "
+        "version 1 shard of the kit (a field missing, a receipt failing its schema)",
+    ),
+    ErrorCode(
         "invalid_task_schedule",
         None,
         True,
@@ -605,6 +620,27 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "product_error",
         False,
         "reference server: a multi-get with an empty uris list",
+    ),
+    ErrorCode(
+        "journal_busy",
+        None,
+        True,
+        "another run is writing the same output and holds its journal's lock: nothing was run",
+    ),
+    ErrorCode(
+        "journal_exists",
+        None,
+        True,
+        "the output has the journal of an interrupted run and --resume was not given: nothing "
+        "was run, the journal is kept",
+    ),
+    ErrorCode(
+        "journal_mismatch",
+        None,
+        True,
+        "--resume found the journal of another run (another fixture, agent, adapter config, "
+        "schedule, shard, timeout or kit), or an adapter prepared another index than the "
+        "journaled one: nothing was run",
     ),
     ErrorCode(
         "lane_failed",
@@ -957,6 +993,14 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a document fails its JSON schema or its contract model",
+    ),
+    ErrorCode(
+        "shards_mismatch",
+        None,
+        True,
+        "agentic merge was given shards that do not belong together (another run identity, "
+        "environment, gate or split; a shard missing, given twice or not holding exactly its "
+        "slice; another index or fixture): nothing written",
     ),
     ErrorCode(
         "source_hash_mismatch",

@@ -15,7 +15,8 @@ The report kinds and their files:
 - ranking (``agentic ranking --report``): ``ranking.json``, ``ranking.txt``, ``qrels.trec`` and
   ``run.<adapter>.<variant>.trec``;
 - generation (``agentic generation --report``): ``generation.json``, ``generation.txt``;
-- matrix (``agentic matrix --report``): ``matrix.txt`` and ``generation.<model>.json``.
+- matrix (``agentic matrix --report``): ``matrix.txt`` and ``generation.<model>.json``;
+- shard (``agentic run --shard K/N --out``): ``shard.json``, ``shard.md``.
 
 The kit's own leftover temp files of a companion rewrite (``.agentic-tmp-<companion>-<hex>``,
 left by a killed ``contract.files.replace_atomically``) may sit in a lane report too.
@@ -27,7 +28,8 @@ check (the committed baselines among them) have one too:
   its ``preparations``;
 - ranking: the sorted adapter ids of ``ranking.json``'s ``runs``;
 - generation: the model id of ``generation.json`` (``model.id``);
-- matrix: the sorted model ids of its ``generation.<model>.json`` files.
+- matrix: the sorted model ids of its ``generation.<model>.json`` files;
+- shard: ``K/N``, the agent and the adapter ids of ``shard.json``.
 
 A file that names no identity (unreadable, not JSON, fields missing, over the input cap) makes
 the report "unidentified". A write replaces a previous report of its own identity; another
@@ -143,6 +145,25 @@ def _matrix_identity(names: frozenset[str], read: Reader) -> str | None:
     return f"models {','.join(sorted(m for m in models if m is not None)) or 'none'}"
 
 
+def _shard_identity(names: frozenset[str], read: Reader) -> str | None:
+    document = read("shard.json")
+    if not isinstance(document, dict):
+        return None
+    shard, run = document.get("shard"), document.get("run")
+    if not isinstance(shard, dict) or not isinstance(run, dict):
+        return None
+    agent, adapters = run.get("agent"), run.get("adapters")
+    if not isinstance(agent, dict) or not isinstance(adapters, list):
+        return None
+    ids = _ids(adapters, "id")
+    if ids is None:
+        return None
+    return (
+        f"shard {shard.get('index')}/{shard.get('count')} of agent {_text(agent.get('id'))}, "
+        f"adapters {','.join(ids)}"
+    )
+
+
 @dataclass(frozen=True)
 class ReportKind:
     name: str
@@ -171,6 +192,7 @@ KINDS: tuple[ReportKind, ...] = (
         _generation_identity,
     ),
     ReportKind("matrix", frozenset({"matrix.txt"}), _MATRIX_REPORT, _matrix_identity),
+    ReportKind("shard", frozenset({"shard.json", "shard.md"}), None, _shard_identity),
 )
 
 

@@ -57,8 +57,13 @@ class CohortContext:
     jobs: int = 1
     # The frozen contract's fingerprint, hashed once per cohort rather than once per receipt.
     tools_fingerprint: str = field(default_factory=tools_fingerprint)
+    # Which of the cohort's pairs run (a shard's or a resumed run's); the others are skipped.
+    # A warm cohort still probes with the schedule's first task, so a subset shares the probe
+    # of the whole cohort.
+    keep: Callable[[PairIdentity], bool] = field(default=lambda pair: True)
 
     def pairs(self, lifecycle: Lifecycle) -> Iterator[tuple[PairIdentity, AgentTask]]:
+        """Every pair of the cohort in schedule order, kept or not."""
         for trial in self.trials:
             for task in self.tasks:
                 pair = PairIdentity(
@@ -147,7 +152,7 @@ def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
     """The cold cohort's receipts in schedule order, each as soon as it and those before it
     have finished. With ``jobs`` > 1, up to that many pairs run at once."""
     limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
-    pairs = list(ctx.pairs("cold"))
+    pairs = [(pair, task) for pair, task in ctx.pairs("cold") if ctx.keep(pair)]
     if ctx.jobs == 1:
         for pair, task in pairs:
             yield _cold_pair(ctx, pair, task, limits)
@@ -206,7 +211,7 @@ def _cold_pair(
 def warm_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None]:
     """The warm cohort's receipts, each as soon as its pair has finished (or been excluded)."""
     limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
-    pairs = list(ctx.pairs("warm"))
+    pairs = [(pair, task) for pair, task in ctx.pairs("warm") if ctx.keep(pair)]
     try:
         session = _attach(ctx)
     except Exception as exc:

@@ -9,10 +9,11 @@ import platform
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agentic import __version__
 from agentic.adapters.base import Adapter, PreparedIndex
@@ -31,6 +32,7 @@ from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.index_cache import prepare_cached
 from agentic.runner.lifecycles import CohortContext, cold_receipts, warm_receipts
+from agentic.runner.plan import PairKey, Pass
 from agentic.runner.progress import QUIET, Progress
 from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints
 from agentic.runner.redaction import redact_secrets
@@ -44,6 +46,26 @@ def runtime_fingerprint() -> str:
     same kit on two machines (or host and container) yields the same receipts."""
     major, minor, _ = platform.python_version_tuple()
     return fingerprint({"runner": RUNNER_ID, "package": __version__, "python": f"{major}.{minor}"})
+
+
+class Recorder(Protocol):
+    """Told of every receipt of a prepared adapter and every scored-pass preparation as soon as
+    it exists (the resume journal is one)."""
+
+    def preparation(self, record: Preparation) -> None: ...
+
+    def receipt(self, key: PairKey, receipt: TrajectoryReceipt) -> None: ...
+
+
+class _Forget:
+    def preparation(self, record: Preparation) -> None:
+        pass
+
+    def receipt(self, key: PairKey, receipt: TrajectoryReceipt) -> None:
+        pass
+
+
+FORGET: Recorder = _Forget()
 
 
 @dataclass(frozen=True)
@@ -61,6 +83,13 @@ class RunConfig:
     progress: Progress = QUIET
     # Cold pairs at once (see lifecycles.CohortContext.jobs); receipts never depend on it.
     jobs: int = 1
+    # The pairs to run (a shard's, or those a resumed run still misses); None: every pair.
+    # An adapter with none of them is not even prepared.
+    selected: frozenset[PairKey] | None = None
+    recorder: Recorder = FORGET
+
+    def wants(self, key: PairKey) -> bool:
+        return self.selected is None or key in self.selected
 
 
 @dataclass(frozen=True)
@@ -68,6 +97,9 @@ class RunResult:
     preparations: tuple[Preparation, ...]
     receipts: tuple[TrajectoryReceipt, ...]
     replays: tuple[CapsuleReplay, ...]
+    # The second run of each replayed adapter, kept so that runs of parts of a lane (shards,
+    # a resumed run) can be combined and their replays matched afterwards.
+    replay_receipts: tuple[TrajectoryReceipt, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,7 +137,7 @@ def _preparation_record(
 
 
 def _failed_preparation(
-    config: RunConfig, adapter: Adapter, tasks: tuple[AgentTask, ...], message: str
+    config: RunConfig, adapter: Adapter, tasks: tuple[AgentTask, ...], message: str, pass_: Pass
 ) -> list[TrajectoryReceipt]:
     receipts = []
     config_fp = fingerprint(adapter.config)
@@ -120,6 +152,8 @@ def _failed_preparation(
                     lifecycle=lifecycle,
                     agentId=config.agent_id,
                 )
+                if not config.wants(PairKey.of(pass_, pair)):
+                    continue
                 receipts.append(
                     harness_failure_receipt(
                         pair,
@@ -147,14 +181,22 @@ def _prepare(config: RunConfig, adapter: Adapter, root: Path, *, fresh: bool) ->
     ).prepared
 
 
+def _runs_any(config: RunConfig, adapter_id: str, pass_: Pass) -> bool:
+    """Whether the adapter's pass has a selected pair (an adapter with none is not prepared)."""
+    if config.selected is None:
+        return True
+    return any(k.pass_ == pass_ and k.adapter_id == adapter_id for k in config.selected)
+
+
 def _run_adapter(
     config: RunConfig,
     adapter_id: str,
     work: Path,
     executor: BoundedExecutor,
     *,
-    fresh: bool = False,
+    pass_: Pass = "scored",
 ) -> _AdapterRun:
+    fresh = pass_ == "replay"
     snapshot = config.fixture.snapshot
     tasks = tuple(config.fixture.task(t) for t in config.schedule.task_ids)
     adapter = config.adapter_factory(adapter_id)
@@ -169,7 +211,7 @@ def _run_adapter(
         # Often a product's stderr: no credentials or names in the report, but the paths stay
         # (this reason is also the lane's one line on stderr, for the person fixing the setup).
         message = redact_secrets(f"{type(exc).__name__}: {exc}")
-        failed = _failed_preparation(config, adapter, tasks, message)
+        failed = _failed_preparation(config, adapter, tasks, message, pass_)
         config.progress.advance(len(failed))
         return _AdapterRun(
             _preparation_record(adapter_id, snapshot.fingerprint, None, message), failed
@@ -189,19 +231,24 @@ def _run_adapter(
         preparation=preparation,
         executor=executor,
         jobs=config.jobs,
+        keep=lambda pair: config.wants(PairKey.of(pass_, pair)),
     )
+    record = _preparation_record(adapter_id, snapshot.fingerprint, prepared, None)
+    if pass_ == "scored":
+        config.recorder.preparation(record)
     receipts: list[TrajectoryReceipt] = []
     for lifecycle in config.schedule.lifecycles:
+        if not any(ctx.keep(pair) for pair, _ in ctx.pairs(lifecycle)):
+            continue
         config.progress.cohort(f"{adapter_id} {lifecycle} cohort")
         cohort = cold_receipts(ctx) if lifecycle == "cold" else warm_receipts(ctx)
         with closing(cohort):
             for receipt in cohort:
                 receipts.append(receipt)
+                config.recorder.receipt(PairKey.of(pass_, receipt.canonical), receipt)
                 config.progress.advance()
         config.progress.cohort_done()
-    return _AdapterRun(
-        _preparation_record(adapter_id, snapshot.fingerprint, prepared, None), receipts
-    )
+    return _AdapterRun(record, receipts)
 
 
 def receipt_sort_key(receipt: TrajectoryReceipt) -> tuple[str, str, str, str, str, str]:
@@ -257,37 +304,52 @@ def _replay_sort_key(replay: CapsuleReplay) -> tuple[str, str, str, str]:
 
 def planned_pairs(config: RunConfig) -> int:
     """Every pair this run will attempt: the schedule's, plus each replayed adapter's again."""
+    if config.selected is not None:
+        return len(config.selected)
     schedule = config.schedule
     replayed = sum(1 for a in schedule.adapter_ids if a in config.replay_adapters)
     per_adapter = schedule.attempted_pairs // len(schedule.adapter_ids)
     return schedule.attempted_pairs + replayed * per_adapter
 
 
+def combine_runs(
+    preparations: Iterable[Preparation],
+    receipts: Iterable[TrajectoryReceipt],
+    replay_receipts: Iterable[TrajectoryReceipt],
+) -> RunResult:
+    """One run from the records of its parts, in identity order; bundle replays are matched
+    across the parts. ``preparations`` holds one record per adapter."""
+    scored = sorted(receipts, key=receipt_sort_key)
+    again = sorted(replay_receipts, key=receipt_sort_key)
+    replays = bundle_replays(scored, again)
+    return RunResult(
+        preparations=tuple(sorted(preparations, key=lambda p: p.adapterId)),
+        receipts=tuple(scored),
+        replays=tuple(sorted(replays, key=_replay_sort_key)),
+        replay_receipts=tuple(again),
+    )
+
+
 def run_adapters(config: RunConfig) -> RunResult:
     preparations: list[Preparation] = []
     receipts: list[TrajectoryReceipt] = []
-    replays: tuple[CapsuleReplay, ...] = ()
+    replay_receipts: list[TrajectoryReceipt] = []
     executor = BoundedExecutor()
     work = Path(tempfile.mkdtemp(prefix="agentic-run-"))
     try:
         config.progress.begin(planned_pairs(config))
-        replayed: list[CapsuleReplay] = []
         for adapter_id in config.schedule.adapter_ids:
-            run = _run_adapter(config, adapter_id, work, executor)
-            preparations.append(run.preparation)
-            receipts.extend(run.receipts)
-            if adapter_id in config.replay_adapters:
+            if _runs_any(config, adapter_id, "scored"):
+                run = _run_adapter(config, adapter_id, work, executor)
+                preparations.append(run.preparation)
+                receipts.extend(run.receipts)
+            if adapter_id in config.replay_adapters and _runs_any(config, adapter_id, "replay"):
                 config.progress.note(f"{adapter_id} replay from a fresh preparation")
-                # The replay never reuses a cached index: it proves preparation itself is stable.
-                again = _run_adapter(config, adapter_id, work, executor, fresh=True)
-                replayed.extend(bundle_replays(run.receipts, again.receipts))
-        replays = tuple(sorted(replayed, key=_replay_sort_key))
+                # The replay never reuses a cached index: it proves preparation is stable.
+                again = _run_adapter(config, adapter_id, work, executor, pass_="replay")
+                replay_receipts.extend(again.receipts)
     finally:
         config.progress.close()
         executor.close()
         shutil.rmtree(work, ignore_errors=True)
-    return RunResult(
-        preparations=tuple(sorted(preparations, key=lambda p: p.adapterId)),
-        receipts=tuple(sorted(receipts, key=receipt_sort_key)),
-        replays=replays,
-    )
+    return combine_runs(preparations, receipts, replay_receipts)

@@ -35,6 +35,21 @@ NUL = "\0"
 
 
 @dataclass(frozen=True)
+class Gate:
+    """A requested gate: the candidate and baseline adapters, and whether the candidate's
+    bundle replay is required (it is for an adapter that declares replayable bundles)."""
+
+    candidate: str
+    baseline: str
+    replay_required: bool
+
+    @property
+    def heading(self) -> str:
+        replay = "required" if self.replay_required else "not applicable"
+        return f"Promotion {self.candidate} vs {self.baseline} (bundle replay {replay})"
+
+
+@dataclass(frozen=True)
 class ScoredPair:
     """One receipt with the score record computed for it."""
 

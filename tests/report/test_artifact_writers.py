@@ -237,6 +237,10 @@ def test_a_full_disk_while_staging_leaves_no_stage_or_lock_behind(
 
     _agentic(_run_lane(tiny_fixture, out), tmp_path, _file_size_limit(limit))
 
+    # The finished pairs stay journaled, so that --resume writes the report without rerunning.
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".agentic-journal-lane", "lane", "tmp"]
+    resumed = _agentic([*_run_lane(tiny_fixture, out), "--resume"], tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lane", "tmp"]
 
 

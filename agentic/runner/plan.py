@@ -1,0 +1,99 @@
+"""What a run executes, apart from where it runs: every pair of a schedule in run order, and the
+deterministic slice of them that one shard runs.
+
+A pair is named by a ``PairKey``: its pass (``scored``, or ``replay`` for the second run of a
+replayable bundle adapter on a fresh preparation), adapter, lifecycle, trial and task. The seed
+and the agent follow from the trial and the lane. Reports are built from receipts sorted by
+identity, so neither the executor, the order in which pairs finish, the number of workers nor
+the shard split can change a canonical byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agentic.contract.errors import ContractError
+from agentic.contract.receipt import PairIdentity
+from agentic.runner.schedule import Schedule
+
+Pass = Literal["scored", "replay"]
+PASSES: tuple[Pass, ...] = ("scored", "replay")
+_SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")
+
+
+@dataclass(frozen=True, order=True)
+class PairKey:
+    pass_: Pass
+    adapter_id: str
+    lifecycle: str
+    trial_id: str
+    task_id: str
+
+    @classmethod
+    def of(cls, pass_: Pass, pair: PairIdentity) -> PairKey:
+        return cls(pass_, pair.adapterId, pair.lifecycle, pair.trialId, pair.taskId)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pass": self.pass_,
+            "adapterId": self.adapter_id,
+            "lifecycle": self.lifecycle,
+            "trialId": self.trial_id,
+            "taskId": self.task_id,
+        }
+
+    def label(self) -> str:
+        suffix = " (replay)" if self.pass_ == "replay" else ""
+        return f"{self.adapter_id}/{self.lifecycle}/{self.trial_id}/{self.task_id}{suffix}"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` (1-based), written ``K/N`` on the command line."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        match = _SHARD.fullmatch(text)
+        if match is None:
+            raise ContractError("invalid_shard", f"--shard {text!r}: expected K/N, e.g. 1/4")
+        index, count = int(match.group(1)), int(match.group(2))
+        if index > count:
+            raise ContractError("invalid_shard", f"--shard {text}: K must be at most N")
+        return cls(index, count)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def planned_keys(schedule: Schedule, replay_adapters: frozenset[str]) -> tuple[PairKey, ...]:
+    """Every pair of the run in run order: per adapter its scored pass, then its replay pass
+    when it has one; cold before warm; trials in schedule order; tasks sorted."""
+    keys = []
+    for adapter_id in schedule.adapter_ids:
+        passes: tuple[Pass, ...] = PASSES if adapter_id in replay_adapters else ("scored",)
+        for pass_ in passes:
+            for lifecycle in schedule.lifecycles:
+                for trial in schedule.trials:
+                    for task_id in schedule.task_ids:
+                        keys.append(PairKey(pass_, adapter_id, lifecycle, trial.trialId, task_id))
+    return tuple(keys)
+
+
+def shard_keys(keys: tuple[PairKey, ...], shard: Shard) -> frozenset[PairKey]:
+    """The pairs shard ``shard`` runs: every ``count``-th scored pair from position ``index - 1``
+    (round robin, so each shard gets a share of every adapter and cohort), each with its replay
+    twin, so a shard holds both runs that a bundle replay compares."""
+    scored = [key for key in keys if key.pass_ == "scored"]
+    mine = {key for position, key in enumerate(scored) if position % shard.count == shard.index - 1}
+    return frozenset(
+        key for key in keys if (key if key.pass_ == "scored" else _scored_twin(key)) in mine
+    )
+
+
+def _scored_twin(key: PairKey) -> PairKey:
+    return PairKey("scored", key.adapter_id, key.lifecycle, key.trial_id, key.task_id)

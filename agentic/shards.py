@@ -1,0 +1,264 @@
+"""Shards: one deterministic slice of a lane's pairs run on its own (a CI matrix job, a
+Kubernetes job, a Slurm array task), and the merge of all of a lane's shards into its report.
+
+``agentic run ... --shard K/N --out DIR`` writes ``DIR/shard.json`` (the slice's preparations
+and receipts, the run's identity and environment, the gate to evaluate) and ``DIR/shard.md`` (a
+summary and the slice's own scores, for the job's log). ``agentic merge DIR... --out OUT``
+checks that the shards belong together and writes the whole lane's report: scores, replays
+and the promotion gate are computed from the merged receipts in identity order, so the merged
+``canonical.json`` is the one a single run on the same machine writes.
+
+Shards belong together when they have one run identity (kit, runtime, fixture, agent,
+adapters with their config fingerprints, schedule, timeout: ``lane.run_identity``), one
+environment and one gate, are numbered 1..N of one N exactly once, each holds exactly its
+slice (``plan.shard_keys``), and every adapter's index fingerprint is the same in all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentic.contract.canonical import stable_pretty_json
+from agentic.contract.errors import ContractError
+from agentic.contract.files import read_input_file
+from agentic.contract.receipt import TrajectoryReceipt
+from agentic.contract.report import Environment, Preparation, Trial
+from agentic.contract.schemas import load_document
+from agentic.contract.strict_json import parse_strict_object
+from agentic.report.artifacts import write_artifacts
+from agentic.report.output_dir import Identity
+from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
+from agentic.runner.progress import Progress
+from agentic.runner.run import RunResult, combine_runs
+from agentic.runner.schedule import Schedule
+from agentic.scoring.promotion import Gate
+
+SHARD_FILE = "shard.json"
+SHARD_SUMMARY = "shard.md"
+SHARD_KIND = "agentic-shard"
+SHARD_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ShardRecord:
+    shard: Shard
+    run: dict[str, Any]  # lane.run_identity
+    fixture_name: str  # the folder of the kit's fixtures/ it ran on (merge's default fixture)
+    environment: Environment
+    gate: Gate | None
+    result: RunResult  # its preparations, receipts and replay receipts
+
+
+def shard_identity(shard: Shard, agent_id: str, adapter_ids: Sequence[str]) -> Identity:
+    return Identity("shard", f"shard {shard} of agent {agent_id}, adapters {','.join(adapter_ids)}")
+
+
+def _gate_json(gate: Gate | None) -> dict[str, Any] | None:
+    if gate is None:
+        return None
+    return {
+        "candidate": gate.candidate,
+        "baseline": gate.baseline,
+        "replayRequired": gate.replay_required,
+    }
+
+
+def shard_document(record: ShardRecord) -> dict[str, Any]:
+    result = record.result
+    return {
+        "kind": SHARD_KIND,
+        "version": SHARD_VERSION,
+        "shard": {"index": record.shard.index, "count": record.shard.count},
+        "fixtureName": record.fixture_name,
+        "run": record.run,
+        "environment": record.environment.to_json(),
+        "gate": _gate_json(record.gate),
+        "preparations": [p.to_json() for p in result.preparations],
+        "receipts": [r.to_json() for r in result.receipts],
+        "replayReceipts": [r.to_json() for r in result.replay_receipts],
+    }
+
+
+def _summary(record: ShardRecord, scores_markdown: str) -> str:
+    result = record.result
+    adapters = ", ".join(a["id"] for a in record.run["adapters"])
+    return (
+        f"# Shard {record.shard} of a lane\n\n"
+        f"- agent: {record.run['agent']['id']}\n"
+        f"- adapters: {adapters}\n"
+        f"- pairs: {len(result.receipts)} scored, {len(result.replay_receipts)} replayed\n"
+        f"- the lane's report: `agentic merge` with all {record.shard.count} shard folders\n\n"
+        "The scores below are this slice's alone; the promotion gate is evaluated by the "
+        "merge.\n\n" + scores_markdown
+    )
+
+
+def write_shard(
+    record: ShardRecord, target: Path, scores_markdown: str, *, force: bool, progress: Progress
+) -> None:
+    files = {
+        SHARD_FILE: stable_pretty_json(shard_document(record)).encode("utf-8"),
+        SHARD_SUMMARY: _summary(record, scores_markdown).encode("utf-8"),
+    }
+    write_artifacts(target, files, force=force)
+    progress.note(f"wrote shard {record.shard} to {target}")
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def _bad(path: Path, why: str) -> ContractError:
+    return ContractError("invalid_shard", f"{path}: {why}")
+
+
+def _field(document: dict[str, Any], name: str, kind: type, path: Path) -> Any:
+    value = document.get(name)
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise _bad(path, f"{name!r} is missing or not a {kind.__name__}")
+    return value
+
+
+def _receipts(items: list[Any], path: Path, name: str) -> tuple[TrajectoryReceipt, ...]:
+    return tuple(
+        load_document("trajectory-receipt", item, source=f"{path}: {name}[{position}]")
+        for position, item in enumerate(items)
+    )
+
+
+def load_shard(folder: Path) -> ShardRecord:
+    """The shard written in ``folder``; each receipt is checked against the receipt schema."""
+    path = folder / SHARD_FILE
+    document = parse_strict_object(read_input_file(path, code="invalid_shard"), source=str(path))
+    if document.get("kind") != SHARD_KIND or document.get("version") != SHARD_VERSION:
+        raise _bad(path, f"not a version {SHARD_VERSION} shard of the kit")
+    shard = _field(document, "shard", dict, path)
+    index, count = shard.get("index"), shard.get("count")
+    if not (isinstance(index, int) and isinstance(count, int) and 1 <= index <= count):
+        raise _bad(path, "'shard' is not an index K and a count N with 1 <= K <= N")
+    gate = document.get("gate")
+    try:
+        environment = Environment.model_validate(_field(document, "environment", dict, path))
+        preparations = tuple(
+            Preparation.model_validate(p) for p in _field(document, "preparations", list, path)
+        )
+        parsed_gate = (
+            None
+            if gate is None
+            else Gate(str(gate["candidate"]), str(gate["baseline"]), bool(gate["replayRequired"]))
+        )
+    except (ValueError, TypeError, KeyError) as exc:
+        raise _bad(path, f"malformed ({type(exc).__name__})") from None
+    receipts = _receipts(_field(document, "receipts", list, path), path, "receipts")
+    again = _receipts(_field(document, "replayReceipts", list, path), path, "replayReceipts")
+    return ShardRecord(
+        shard=Shard(index, count),
+        run=_field(document, "run", dict, path),
+        fixture_name=_field(document, "fixtureName", str, path),
+        environment=environment,
+        gate=parsed_gate,
+        result=RunResult(preparations, receipts, (), again),
+    )
+
+
+# -- merging -------------------------------------------------------------------------------------
+
+
+def _mismatch(why: str) -> ContractError:
+    return ContractError("shards_mismatch", f"{why}; nothing was written")
+
+
+def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
+    return next(name for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name))
+
+
+def _check_numbering(records: Sequence[ShardRecord]) -> None:
+    count = records[0].shard.count
+    seen: set[int] = set()
+    for record in records:
+        if record.shard.count != count:
+            raise _mismatch(f"shard {record.shard} is of another split than {count} shards")
+        if record.shard.index in seen:
+            raise _mismatch(f"shard {record.shard} is given twice")
+        seen.add(record.shard.index)
+    missing = sorted(set(range(1, count + 1)) - seen)
+    if missing:
+        listed = ", ".join(f"{index}/{count}" for index in missing)
+        raise _mismatch(f"shard(s) {listed} missing")
+
+
+def _check_same_run(records: Sequence[ShardRecord]) -> None:
+    first = records[0]
+    for record in records[1:]:
+        if record.run != first.run:
+            name = _first_difference(record.run, first.run)
+            raise _mismatch(f"shard {record.shard} is of another run ({name} differs)")
+        if record.environment != first.environment:
+            name = _first_difference(record.environment.to_json(), first.environment.to_json())
+            raise _mismatch(f"shard {record.shard} ran in another environment ({name} differs)")
+        if record.gate != first.gate or record.fixture_name != first.fixture_name:
+            raise _mismatch(f"shard {record.shard} asks for another gate or fixture")
+
+
+def _planned(run: dict[str, Any]) -> tuple[PairKey, ...]:
+    try:
+        schedule = Schedule(
+            task_ids=tuple(run["tasks"]),
+            adapter_ids=tuple(a["id"] for a in run["adapters"]),
+            lifecycles=tuple(run["lifecycles"]),
+            trials=tuple(Trial.model_validate(t) for t in run["trials"]),
+        )
+        return planned_keys(schedule, frozenset(run["replay"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _mismatch(f"the shards' run identity is malformed ({type(exc).__name__})") from None
+
+
+def _keys(result: RunResult) -> list[PairKey]:
+    return [PairKey.of("scored", r.canonical) for r in result.receipts] + [
+        PairKey.of("replay", r.canonical) for r in result.replay_receipts
+    ]
+
+
+def _check_slices(records: Sequence[ShardRecord]) -> None:
+    planned = _planned(records[0].run)
+    for record in records:
+        keys = _keys(record.result)
+        if len(set(keys)) != len(keys) or set(keys) != shard_keys(planned, record.shard):
+            raise _mismatch(f"shard {record.shard} does not hold exactly its slice of the pairs")
+
+
+def _preparations(records: Sequence[ShardRecord]) -> list[Preparation]:
+    """One record per adapter, the first shard's; every shard must have built the same index."""
+    chosen: dict[str, Preparation] = {}
+    for record in records:
+        for preparation in record.result.preparations:
+            earlier = chosen.setdefault(preparation.adapterId, preparation)
+            if (earlier.indexFingerprint, earlier.corpusFingerprint) != (
+                preparation.indexFingerprint,
+                preparation.corpusFingerprint,
+            ):
+                raise _mismatch(
+                    f"shard {record.shard} prepared another {preparation.adapterId} index"
+                )
+    return list(chosen.values())
+
+
+def merge_shards(records: Sequence[ShardRecord]) -> ShardRecord:
+    """The shards as one run (a record of shard 1/1), refused unless they belong together."""
+    if not records:
+        raise _mismatch("no shard given")
+    ordered = sorted(records, key=lambda r: r.shard.index)
+    _check_numbering(ordered)
+    _check_same_run(ordered)
+    _check_slices(ordered)
+    merged = combine_runs(
+        _preparations(ordered),
+        [r for record in ordered for r in record.result.receipts],
+        [r for record in ordered for r in record.result.replay_receipts],
+    )
+    first = ordered[0]
+    return ShardRecord(
+        Shard(1, 1), first.run, first.fixture_name, first.environment, first.gate, merged
+    )
