@@ -330,6 +330,31 @@ def verify(session: nox.Session) -> None:
     agentic(session, "run", "--adapter", "oracle", "--promote", "none", "--quiet", silent=True)
 
 
+@nox.session
+def shards(session: nox.Session) -> None:
+    """The authoritative lane as N shards (`-- N`, default 3), killed-free, merged with
+    `agentic merge`: the merged report's resultsFingerprint must be the committed baseline's."""
+    _install(session)
+    count = int(session.posargs[0]) if session.posargs else 3
+    committed = json.loads(Path("baselines", AUTHORITATIVE_LANE, "report.json").read_bytes())
+    with tempfile.TemporaryDirectory(prefix="agentic-shards-") as work:
+        folders = [str(Path(work, f"shard-{index}")) for index in range(1, count + 1)]
+        for index, folder in enumerate(folders, start=1):
+            shard = f"{index}/{count}"
+            agentic(session, "run", "--lane", AUTHORITATIVE_LANE, "--shard", shard,
+                    "--out", folder, "--quiet", silent=True)  # fmt: skip
+        merged = Path(work, "merged")
+        agentic(session, "merge", *folders, "--out", str(merged), "--quiet", silent=True,
+                success_codes=[0, 1])  # fmt: skip
+        report = json.loads((merged / "report.json").read_bytes())
+    if report["resultsFingerprint"] != committed["resultsFingerprint"]:
+        session.error(
+            f"{count} merged shards: resultsFingerprint {report['resultsFingerprint']}, "
+            f"committed {committed['resultsFingerprint']}"
+        )
+    session.log(f"{count} merged shards reproduce {committed['resultsFingerprint']}")
+
+
 @nox.session(name="local-model-smoke")
 def local_model_smoke(session: nox.Session) -> None:
     """A short real llama.cpp lane (two tasks, lexical, cold and warm), run twice: every pair
