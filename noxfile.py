@@ -7,12 +7,16 @@ built here from the registries. Nothing here reaches the network at run time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import signal
+import socket
 import sys
 import tempfile
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -89,14 +93,16 @@ def _install_into(session: nox.Session, env: Path, extras: str) -> None:
         session.run(*pip, "--no-deps", f"{package['package']}=={package['version']}", silent=True)
 
 
-def _tool(session: nox.Session, name: str, *args: str, **kwargs: Any) -> None:
-    """Run ``name`` from the session's kit environment (set by _install)."""
-    session.run(str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / name), *args, **kwargs)
+def _tool(session: nox.Session, name: str, *args: str, **kwargs: Any) -> Any:
+    """Run ``name`` from the session's kit environment (set by _install); with ``silent``, its
+    output is returned."""
+    return session.run(str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / name), *args, **kwargs)
 
 
-def agentic(session: nox.Session, *args: str, **kwargs: Any) -> None:
-    """`agentic ARGS` from the session's kit environment, offline."""
-    _tool(session, "agentic", *args, env=OFFLINE_ENV, **kwargs)
+def agentic(session: nox.Session, *args: str, **kwargs: Any) -> Any:
+    """`agentic ARGS` from the session's kit environment, offline (``env`` adds variables)."""
+    env = {**OFFLINE_ENV, **kwargs.pop("env", {})}
+    return _tool(session, "agentic", *args, env=env, **kwargs)
 
 
 # Debian packages the suite and the lanes use, by the command each provides: bubblewrap sandboxes
@@ -353,6 +359,86 @@ def shards(session: nox.Session) -> None:
             f"committed {committed['resultsFingerprint']}"
         )
     session.log(f"{count} merged shards reproduce {committed['resultsFingerprint']}")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _uses(pid: Path, marker: str) -> bool:
+    """Whether a process names ``marker`` on its command line or holds a file under it (Ray's
+    agents retitle themselves, but their logs stay open under the cluster's temp folder)."""
+    try:
+        if marker in (pid / "cmdline").read_bytes().decode(errors="replace"):
+            return True
+        return any(os.readlink(fd).startswith(marker) for fd in (pid / "fd").iterdir())
+    except OSError:
+        return False
+
+
+def _stop_ray_processes(session: nox.Session, marker: str) -> None:
+    """Stop the Ray processes of one local cluster: those that use its temp folders. (``ray
+    stop`` would stop every Ray process on the machine, a user's own too.)"""
+    found = [
+        int(pid.name)
+        for pid in Path("/proc").iterdir()
+        if pid.name.isdigit() and int(pid.name) != os.getpid() and _uses(pid, marker)
+    ]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        time.sleep(2)
+    session.log(f"stopped {len(found)} Ray processes of the local cluster")
+
+
+@nox.session
+def distributed(session: nox.Session) -> None:
+    """The Ray executor for real. First its tests (tests/distributed: the local executor's
+    report byte for byte, a worker killed with -9 retried and recorded, a lost one excluded,
+    no cluster refused), each on its own local cluster. Then a local two-node Ray cluster
+    (`ray start --head`, then a second `ray start --address` with its own temp folder, one CPU
+    each) runs the authoritative lane; it must run on both nodes and reproduce the committed
+    resultsFingerprint. Every cluster is stopped whatever happens."""
+    _install(session, "dev,distributed")
+    _tool(session, "pytest", "-q", "tests/distributed", env={"RAY_USAGE_STATS_ENABLED": "0"})
+    ray = str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / "ray")
+    # No usage reports; no token auth (it would write ~/.ray/auth_token): the cluster listens on
+    # 127.0.0.1 only, and the driver runs with the same mode.
+    env = {**OFFLINE_ENV, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    committed = json.loads(Path("baselines", AUTHORITATIVE_LANE, "report.json").read_bytes())
+    address = f"127.0.0.1:{_free_port()}"
+    port = address.rsplit(":", 1)[1]
+    with tempfile.TemporaryDirectory(prefix="agentic-ray-") as work:
+        try:
+            session.run(ray, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
+                        "--num-cpus=1",
+                        f"--temp-dir={work}/head", "--include-dashboard=false",
+                        "--disable-usage-stats", env=env, silent=True)  # fmt: skip
+            session.run(ray, "start", f"--address={address}", "--node-ip-address=127.0.0.1",
+                        "--num-cpus=1",
+                        f"--temp-dir={work}/node", "--disable-usage-stats", env=env,
+                        silent=True)  # fmt: skip
+            out = Path(work, "run")
+            printed = agentic(session, "run", "--lane", AUTHORITATIVE_LANE, "--executor", "ray",
+                              "--ray-address", address, "--retries", "2", "--out", str(out),
+                              env=env, silent=True,
+                              success_codes=[0, 1])  # fmt: skip
+            report = json.loads((out / "report.json").read_bytes())
+        finally:
+            _stop_ray_processes(session, work)
+    spread = next((line for line in str(printed).splitlines() if "agentic: ray: " in line), "")
+    if " on 2 nodes" not in spread:
+        session.error(f"the lane did not run on both nodes: {spread or 'no ray line'}")
+    session.log(spread)
+    if report["resultsFingerprint"] != committed["resultsFingerprint"]:
+        session.error(
+            f"the lane on Ray: resultsFingerprint {report['resultsFingerprint']}, "
+            f"committed {committed['resultsFingerprint']}"
+        )
+    session.log(f"the lane on a two-node Ray cluster reproduces {committed['resultsFingerprint']}")
 
 
 @nox.session(name="local-model-smoke")

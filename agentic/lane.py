@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentic import __version__
 from agentic.adapters import sandbox
@@ -39,11 +39,19 @@ from agentic.runner.catalog import (
     OpenedAgent,
     load_catalog,
 )
+from agentic.runner.catalog_source import CatalogSource
 from agentic.runner.journal import Journal, with_resumed
 from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
 from agentic.runner.progress import QUIET, Progress
-from agentic.runner.run import RunConfig, RunResult, run_adapters, runtime_fingerprint
-from agentic.runner.schedule import build_schedule
+from agentic.runner.run import (
+    FORGET,
+    Recorder,
+    RunConfig,
+    RunResult,
+    run_adapters,
+    runtime_fingerprint,
+)
+from agentic.runner.schedule import Schedule, build_schedule
 from agentic.scoring.promotion import Gate, ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
 from agentic.shards import ShardRecord, shard_identity, write_shard
@@ -71,6 +79,12 @@ class LaneRequest:
     resume: bool = False
     # Run only this slice of the pairs and write it as a shard (shards.py) for ``agentic merge``.
     shard: Shard | None = None
+    # Where pairs run: this process, or Ray tasks (distributed.py) on the cluster at the address.
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    retries: int = 0  # re-attempts of a pair after a harness failure (see RunConfig.retries)
+    # How ``catalog`` was built, for workers that rebuild it (None: built-ins and plugins).
+    catalog_source: CatalogSource | None = None
 
 
 @dataclass(frozen=True)
@@ -286,19 +300,34 @@ def run_identity(
     }
 
 
-def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOutcome:
+@dataclass(frozen=True)
+class LanePlan:
+    """A lane checked and resolved, before anything is prepared: what the driver runs and what
+    every worker of a distributed run rebuilds (and must find identical: ``identity``)."""
+
+    request: LaneRequest
+    catalog: Catalog
+    fixture: Fixture
+    lane: OpenedAgent
+    config: RunConfig
+    gate: Gate | None
+    identity: dict[str, Any]
+
+    @property
+    def schedule(self) -> Schedule:
+        return self.config.schedule
+
+
+def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
+    """Load and verify the fixture, open the agent, validate the schedule and the gate."""
     catalog = request.catalog or load_catalog()
     agent_entry = catalog.agent(request.agent)
     gate = _gate(catalog, request.promote)
-    if request.jobs > 1 and not agent_entry.concurrent:
+    if request.jobs > 1 and not agent_entry.concurrent and request.executor == "local":
         raise ContractError(
             "invalid_cli_option",
             f"--jobs {request.jobs}: the {request.agent} agent runs one pair at a time",
         )
-    if request.shard is not None and request.out is None:
-        raise ContractError("invalid_cli_option", "--shard writes its part with --out DIR")
-    if request.resume and request.out is None and not request.write:
-        raise ContractError("invalid_cli_option", "--resume needs the run's --out or --write")
     fixture = load_fixture(request.fixture_dir)
     all_tasks = tuple(t.taskId for t in fixture.tasks)
     adapter_ids = request.adapters if request.adapters is not None else catalog.default_adapters
@@ -322,25 +351,6 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
     if lane.check_task is not None:
         for task_id in schedule.task_ids:
             lane.check_task(fixture.task(task_id))
-    # Refuse an unsafe write before any preparation, like every other schedule error.
-    if request.shard is None:
-        target = _target(
-            request,
-            catalog,
-            fixture,
-            schedule.task_ids,
-            schedule.adapter_ids,
-            agent_id=lane.agent_id,
-        )
-    else:
-        target = request.out
-        assert target is not None
-        check_output(
-            target,
-            shard_identity(request.shard, lane.agent_id, schedule.adapter_ids),
-            force=request.force,
-        )
-    isolation = _isolation(catalog, schedule.adapter_ids)
     config = RunConfig(
         fixture=fixture,
         schedule=schedule,
@@ -362,6 +372,54 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
     identity = run_identity(
         request, catalog, fixture, _agent_identity(request, agent_entry, lane), config
     )
+    return LanePlan(request, catalog, fixture, lane, config, gate, identity)
+
+
+def _checked_target(plan: LanePlan) -> Path | None:
+    """Where the run writes, refused now if unsafe (before any preparation)."""
+    request, schedule = plan.request, plan.schedule
+    if request.shard is None:
+        return _target(
+            request,
+            plan.catalog,
+            plan.fixture,
+            schedule.task_ids,
+            schedule.adapter_ids,
+            agent_id=plan.lane.agent_id,
+        )
+    if request.out is None:
+        raise ContractError("invalid_cli_option", "--shard writes its part with --out DIR")
+    identity = shard_identity(request.shard, plan.lane.agent_id, schedule.adapter_ids)
+    check_output(request.out, identity, force=request.force)
+    return request.out
+
+
+def _run_pairs(plan: LanePlan, selected: frozenset[PairKey], recorder: Recorder) -> RunResult:
+    """The selected pairs, on the requested executor."""
+    request = plan.request
+    if request.executor == "ray":
+        from agentic.distributed import RayOptions, run_on_ray
+
+        options = RayOptions(address=request.ray_address, retries=request.retries)
+        return run_on_ray(plan, selected, recorder, options)
+    config = replace(plan.config, selected=selected, recorder=recorder, retries=request.retries)
+    return run_adapters(config)
+
+
+def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOutcome:
+    if request.resume and request.out is None and not request.write:
+        raise ContractError("invalid_cli_option", "--resume needs the run's --out or --write")
+    plan = plan_lane(request, progress=progress)
+    fixture, schedule, config, gate, identity = (
+        plan.fixture,
+        plan.schedule,
+        plan.config,
+        plan.gate,
+        plan.identity,
+    )
+    lane = plan.lane
+    target = _checked_target(plan)
+    isolation = _isolation(plan.catalog, schedule.adapter_ids)
     keys = planned_keys(schedule, config.replay_adapters)
     wanted = frozenset(keys if request.shard is None else shard_keys(keys, request.shard))
     environment = collect_environment(
@@ -372,7 +430,7 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         agent_endpoint=lane.endpoint,
     )
     if target is None:
-        run = run_adapters(replace(config, selected=wanted))
+        run = _run_pairs(plan, wanted, FORGET)
         _check_matrix(run, wanted)
         return report_lane(
             run,
@@ -392,7 +450,7 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         if resumed.receipts:
             progress.note(f"resuming: {len(resumed.receipts)} of {len(wanted)} pairs journaled")
         missing = wanted - resumed.receipts.keys()
-        fresh = run_adapters(replace(config, selected=missing, recorder=journal))
+        fresh = _run_pairs(plan, missing, journal)
         run = with_resumed(fresh, resumed)
         _check_matrix(run, wanted)
         if request.shard is None:

@@ -37,6 +37,12 @@ def positive_int(value: str) -> int:
     return number
 
 
+def non_negative_int(value: str) -> int:
+    if value.isdigit():
+        return int(value, 10)
+    raise argparse.ArgumentTypeError(f"{value!r} is not a non-negative integer")
+
+
 def add_backend_option(parser: argparse.ArgumentParser) -> None:
     """``--backend FILE`` (repeatable): register a backend config file as an adapter."""
     parser.add_argument(

@@ -11,6 +11,7 @@ from agentic.commands.argtypes import (
     add_backend_option,
     add_jobs_option,
     csv_items,
+    non_negative_int,
     positive_int,
     progress_printer,
 )
@@ -21,6 +22,7 @@ from agentic.runner.plan import Shard
 
 if TYPE_CHECKING:
     from agentic.runner.catalog import Catalog
+    from agentic.runner.catalog_source import CatalogSource
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -100,6 +102,29 @@ def register(subparsers: Any) -> None:
         "its journal lacks are run; the report is the one an uninterrupted run writes",
     )
     parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where pairs run: this process (default), or Ray tasks on a Ray cluster "
+        "(the 'distributed' extra); the report is the same bytes either way",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="the Ray cluster (with --executor ray; default: RAY_ADDRESS, else a cluster "
+        "started on this machine with 'ray start')",
+    )
+    parser.add_argument(
+        "--retries",
+        type=non_negative_int,
+        default=0,
+        metavar="K",
+        help="re-attempt a pair up to K times after a harness failure (a lost Ray worker or "
+        "node, a pair whose setup failed); never after an agent or product failure; each "
+        "retry is recorded in the receipt's observations",
+    )
+    parser.add_argument(
         "--shard",
         type=_shard,
         default=None,
@@ -163,10 +188,17 @@ def _fixture_dir(args: argparse.Namespace, catalog: Catalog) -> Path:
     return default_fixture_dir()
 
 
-def _with_agent_config(args: argparse.Namespace, catalog: Catalog) -> tuple[Catalog, str]:
-    """The catalog with the config's agent added, and that agent's kind."""
-    from agentic.runner.agents import openai_agent_entry
+def _catalog_source(args: argparse.Namespace) -> CatalogSource:
+    """--backend files and an --agent-config agent, as the recipe every worker rebuilds."""
+    from agentic.runner.catalog_source import CatalogSource
 
+    backends = tuple(args.backend)
+    if args.agent_config is None:
+        if args.llm_cache is not None or args.llm_cache_mode is not None:
+            raise ContractError(
+                "invalid_cli_option", "--llm-cache applies only with --agent-config"
+            )
+        return CatalogSource(backends)
     given = [o for o, v in (("--agent", args.agent), ("--lane", args.lane)) if v is not None]
     if given:
         raise ContractError("invalid_cli_option", f"--agent-config excludes {', '.join(given)}")
@@ -177,13 +209,11 @@ def _with_agent_config(args: argparse.Namespace, catalog: Catalog) -> tuple[Cata
                 "invalid_cli_option", "--llm-cache needs --llm-cache-mode record or replay"
             )
         mode = "off"
-    entry = openai_agent_entry(args.agent_config, args.llm_cache, mode)
-    return catalog.add_agent(entry), entry.kind
+    return CatalogSource(backends, args.agent_config, args.llm_cache, mode)
 
 
 def handle(args: argparse.Namespace) -> int:
     from agentic.lane import LaneRequest, execute_lane
-    from agentic.runner.catalog import load_catalog
 
     if args.write and args.out is not None:
         raise ContractError("invalid_cli_option", "--write and --out are exclusive")
@@ -191,11 +221,10 @@ def handle(args: argparse.Namespace) -> int:
         raise ContractError("invalid_cli_option", "--shard writes a part, never a baseline")
     if args.write and repo_root() is None:
         raise ContractError("unsafe_baseline_write", "--write needs a source checkout; use --out")
-    catalog = load_catalog(tuple(args.backend))
-    if args.agent_config is not None:
-        catalog, args.agent = _with_agent_config(args, catalog)
-    elif args.llm_cache is not None or args.llm_cache_mode is not None:
-        raise ContractError("invalid_cli_option", "--llm-cache applies only with --agent-config")
+    source = _catalog_source(args)
+    catalog, configured = source.load()
+    if configured is not None:
+        args.agent = configured
     request = LaneRequest(
         fixture_dir=_fixture_dir(args, catalog),
         cues_path=args.cues,
@@ -208,6 +237,10 @@ def handle(args: argparse.Namespace) -> int:
         force=args.force,
         jobs=args.jobs,
         catalog=catalog,
+        catalog_source=source,
+        executor=args.executor,
+        ray_address=args.ray_address,
+        retries=args.retries,
         resume=args.resume,
         shard=args.shard,
         **_lane_settings(args, catalog),

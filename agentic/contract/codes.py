@@ -957,6 +957,20 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the installed qmd package, or the identity qmd mcp reports, is not the locked version",
     ),
     ErrorCode(
+        "ray_unavailable",
+        None,
+        True,
+        "--executor ray without the 'distributed' extra installed, or with no Ray cluster at "
+        "the address (RAY_ADDRESS, else one started on this machine): nothing was run",
+    ),
+    ErrorCode(
+        "ray_worker_lost",
+        "harness_error",
+        False,
+        "a Ray task's worker process crashed or its node was lost, and --retries had no retry "
+        "left: its pairs never ran; each retry is in the receipt's observations",
+    ),
+    ErrorCode(
         "readiness_probe_failed",
         "harness_error",
         False,
@@ -1119,6 +1133,14 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "harness_error",
         False,
         "opening the agent for one warm pair failed; that pair did not run",
+    ),
+    ErrorCode(
+        "worker_mismatch",
+        None,
+        True,
+        "a Ray worker rebuilt another run than the driver's (kit, runtime, fixture, agent, "
+        "adapter config, schedule), or two workers built different indexes of one adapter: "
+        "the run stops",
     ),
 )
 

@@ -31,10 +31,14 @@ from agentic.runner.receipts import (
     PairTimings,
     build_receipt,
     harness_failure_receipt,
+    with_retries,
 )
 from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint
 
+# Harness failures a retry may cure: the pair (or the warm cohort) never ran. A failure after
+# the agent started, whatever its class, is the pair's result and is never retried.
+RETRIED_SETUP = "cold_trial_setup_failed"
 WARM_STATE_REASON = "completed before scored warm cohort"
 NO_MODEL_REASON = "one or more model-load components unavailable"
 
@@ -61,6 +65,7 @@ class CohortContext:
     # A warm cohort still probes with the schedule's first task, so a subset shares the probe
     # of the whole cohort.
     keep: Callable[[PairIdentity], bool] = field(default=lambda pair: True)
+    retries: int = 0  # re-attempts of a pair (or a warm cohort) whose setup failed
 
     def pairs(self, lifecycle: Lifecycle) -> Iterator[tuple[PairIdentity, AgentTask]]:
         """Every pair of the cohort in schedule order, kept or not."""
@@ -155,7 +160,7 @@ def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
     pairs = [(pair, task) for pair, task in ctx.pairs("cold") if ctx.keep(pair)]
     if ctx.jobs == 1:
         for pair, task in pairs:
-            yield _cold_pair(ctx, pair, task, limits)
+            yield _retried_cold_pair(ctx, pair, task, limits)
         return
     with futures.ThreadPoolExecutor(ctx.jobs, thread_name_prefix="agentic-pair") as pool:
         running = [pool.submit(_own_worker_pair, ctx, pair, task, limits) for pair, task in pairs]
@@ -173,9 +178,24 @@ def _own_worker_pair(
     """A cold pair with its own step worker: a timed-out step abandons only this pair's."""
     executor = BoundedExecutor()
     try:
-        return _cold_pair(replace(ctx, executor=executor), pair, task, limits)
+        return _retried_cold_pair(replace(ctx, executor=executor), pair, task, limits)
     finally:
         executor.close()
+
+
+def _retried_cold_pair(
+    ctx: CohortContext, pair: PairIdentity, task: AgentTask, limits: TrialLimits
+) -> TrajectoryReceipt:
+    failures: list[str] = []
+    while True:
+        receipt = _cold_pair(ctx, pair, task, limits)
+        if receipt.canonical.failure.code != RETRIED_SETUP or len(failures) == ctx.retries:
+            return with_retries(receipt, failures)
+        failures.append(f"{RETRIED_SETUP}: {_first_diagnostic(receipt)}")
+
+
+def _first_diagnostic(receipt: TrajectoryReceipt) -> str:
+    return next(iter(receipt.observations.diagnostics), "no diagnostic")
 
 
 def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
@@ -212,22 +232,22 @@ def warm_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
     """The warm cohort's receipts, each as soon as its pair has finished (or been excluded)."""
     limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
     pairs = [(pair, task) for pair, task in ctx.pairs("warm") if ctx.keep(pair)]
-    try:
-        session = _attach(ctx)
-    except Exception as exc:
-        yield from [
-            ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs
-        ]
-        return
-    try:
+    failures: list[str] = []
+    while True:
         try:
-            session.reset(ctx.tasks[0], readiness_probe=True, timeout_s=ctx.timeout_s)
-            agent = ctx.agent_factory()
+            session, agent = _open_warm(ctx)
+            break
         except Exception as exc:
-            yield from [
-                ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)) for p, t in pairs
-            ]
-            return
+            if len(failures) == ctx.retries:
+                yield from [
+                    with_retries(
+                        ctx.harness_receipt(p, t, "warm_cohort_setup_failed", repr(exc)), failures
+                    )
+                    for p, t in pairs
+                ]
+                return
+            failures.append(f"warm_cohort_setup_failed: {exc!r}")
+    try:
         corrupted: str | None = None
         warm_state = Timing.unavailable(WARM_STATE_REASON)
         for pair, task in pairs:
@@ -255,9 +275,20 @@ def warm_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
             )
             if outcome.corrupts_cohort and outcome.failure is not None:
                 corrupted = outcome.failure.code
-            yield receipt
+            yield with_retries(receipt, failures)
     finally:
         session.close()
+
+
+def _open_warm(ctx: CohortContext) -> tuple[AdapterSession, Agent]:
+    """The cohort's one session after its one discarded readiness probe, and its agent."""
+    session = _attach(ctx)
+    try:
+        session.reset(ctx.tasks[0], readiness_probe=True, timeout_s=ctx.timeout_s)
+        return session, ctx.agent_factory()
+    except BaseException:
+        session.close()
+        raise
 
 
 def run_warm(ctx: CohortContext) -> list[TrajectoryReceipt]:

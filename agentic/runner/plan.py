@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentic.contract.errors import ContractError
-from agentic.contract.receipt import PairIdentity
+from agentic.contract.receipt import Lifecycle, PairIdentity
 from agentic.runner.schedule import Schedule
 
 Pass = Literal["scored", "replay"]
@@ -27,7 +27,7 @@ _SHARD = re.compile(r"([1-9][0-9]*)/([1-9][0-9]*)")
 class PairKey:
     pass_: Pass
     adapter_id: str
-    lifecycle: str
+    lifecycle: Lifecycle
     trial_id: str
     task_id: str
 

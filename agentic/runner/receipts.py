@@ -146,3 +146,19 @@ def harness_failure_receipt(
         ),
         ran=False,
     )
+
+
+def with_retries(receipt: TrajectoryReceipt, failures: list[str]) -> TrajectoryReceipt:
+    """The receipt of a pair's last attempt, with one diagnostic per earlier attempt that failed
+    for a harness reason (``--retries``). Observations only: the canonical part is the
+    attempt's own, the same as a run that never needed the retry."""
+    if not failures:
+        return receipt
+    notes = tuple(
+        f"retry {number} of the pair after a harness failure: {failure}"
+        for number, failure in enumerate(failures, start=1)
+    )
+    observations = receipt.observations.model_copy(
+        update={"diagnostics": (*notes, *receipt.observations.diagnostics)}
+    )
+    return receipt.model_copy(update={"observations": observations})

@@ -87,6 +87,9 @@ class RunConfig:
     # An adapter with none of them is not even prepared.
     selected: frozenset[PairKey] | None = None
     recorder: Recorder = FORGET
+    # Re-attempts of a pair whose setup failed (a harness failure: it never ran); the receipt
+    # records each one in its observations (lifecycles.RETRIED_SETUP).
+    retries: int = 0
 
     def wants(self, key: PairKey) -> bool:
         return self.selected is None or key in self.selected
@@ -108,7 +111,7 @@ class _AdapterRun:
     receipts: list[TrajectoryReceipt]
 
 
-def _preparation_record(
+def preparation_record(
     adapter_id: str, corpus_fp: str, prepared: PreparedIndex | None, failure: str | None
 ) -> Preparation:
     if prepared is None:
@@ -214,7 +217,7 @@ def _run_adapter(
         failed = _failed_preparation(config, adapter, tasks, message, pass_)
         config.progress.advance(len(failed))
         return _AdapterRun(
-            _preparation_record(adapter_id, snapshot.fingerprint, None, message), failed
+            preparation_record(adapter_id, snapshot.fingerprint, None, message), failed
         )
     elapsed = (time.perf_counter() - started) * 1000
     preparation = Timing.measured(prepared.preparation_ms or elapsed)
@@ -232,8 +235,9 @@ def _run_adapter(
         executor=executor,
         jobs=config.jobs,
         keep=lambda pair: config.wants(PairKey.of(pass_, pair)),
+        retries=config.retries,
     )
-    record = _preparation_record(adapter_id, snapshot.fingerprint, prepared, None)
+    record = preparation_record(adapter_id, snapshot.fingerprint, prepared, None)
     if pass_ == "scored":
         config.recorder.preparation(record)
     receipts: list[TrajectoryReceipt] = []

@@ -4,11 +4,13 @@ one discarded readiness probe for a warm cohort, and nothing left running afterw
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agentic.adapters.base import PreparedIndex
+from agentic.adapters.errors import AdapterError
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.contract.receipt import Timing, TrajectoryReceipt
 from agentic.contract.report import Trial
@@ -169,3 +171,75 @@ def test_warm_cohort_runs_every_pair_in_one_process(
     assert len(adapter.sessions) == 1
     pid = adapter.sessions[0].pid
     assert pid is not None and group_gone(pid)
+
+
+class FlakyAttach(RecordingAdapter):
+    """Its first ``failures`` attaches fail as a product start would; then it delegates."""
+
+    def __init__(self, inner: McpAdapter, failures: int) -> None:
+        super().__init__(inner)
+        self.failures = failures
+        self.attempts = 0
+
+    def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> McpSession:
+        self.attempts += 1
+        if self.attempts <= self.failures:
+            raise AdapterError("adapter_attach_failed", "harness_error", "did not start")
+        return super().attach(prepared, timeout_s=timeout_s)
+
+
+def _canonical(receipts: list[TrajectoryReceipt]) -> list[dict[str, object]]:
+    return [r.canonical.to_json() for r in receipts]
+
+
+def test_a_cold_pair_whose_setup_failed_is_retried_and_the_retry_recorded(
+    tiny_fixture: Fixture, reference_adapter: McpAdapter, reference_prepared: PreparedIndex
+) -> None:
+    clean = run_cold(_cohort(tiny_fixture, RecordingAdapter(reference_adapter),
+                             reference_prepared, SearchThenAbstain()))  # fmt: skip
+    flaky = FlakyAttach(reference_adapter, failures=1)
+    ctx = replace(_cohort(tiny_fixture, flaky, reference_prepared, SearchThenAbstain()), retries=1)
+    receipts = run_cold(ctx)
+    assert _canonical(receipts) == _canonical(clean)
+    assert flaky.attempts == len(tiny_fixture.tasks) + 1
+    (note, *_) = receipts[0].observations.diagnostics
+    assert note.startswith("retry 1 of the pair after a harness failure: cold_trial_setup_failed")
+    assert not any(d.startswith("retry") for r in receipts[1:] for d in r.observations.diagnostics)
+
+
+def test_without_retries_a_failed_setup_is_the_pairs_receipt(
+    tiny_fixture: Fixture, reference_adapter: McpAdapter, reference_prepared: PreparedIndex
+) -> None:
+    flaky = FlakyAttach(reference_adapter, failures=1)
+    receipts = run_cold(_cohort(tiny_fixture, flaky, reference_prepared, SearchThenAbstain()))
+    assert receipts[0].canonical.failure.code == "cold_trial_setup_failed"
+    assert _all_clean(receipts[1:]) and flaky.attempts == len(tiny_fixture.tasks)
+
+
+def test_retries_stop_after_k_attempts(
+    tiny_fixture: Fixture, reference_adapter: McpAdapter, reference_prepared: PreparedIndex
+) -> None:
+    flaky = FlakyAttach(reference_adapter, failures=3)
+    ctx = replace(_cohort(tiny_fixture, flaky, reference_prepared, SearchThenAbstain()), retries=2)
+    first = run_cold(ctx)[0]
+    assert first.canonical.failure.code == "cold_trial_setup_failed"
+    notes = [d for d in first.observations.diagnostics if d.startswith("retry")]
+    assert [n.split(":")[0] for n in notes] == [
+        "retry 1 of the pair after a harness failure",
+        "retry 2 of the pair after a harness failure",
+    ]
+
+
+def test_a_warm_cohort_whose_setup_failed_is_retried_and_every_receipt_records_it(
+    tiny_fixture: Fixture, reference_adapter: McpAdapter, reference_prepared: PreparedIndex
+) -> None:
+    flaky = FlakyAttach(reference_adapter, failures=1)
+    ctx = replace(_cohort(tiny_fixture, flaky, reference_prepared, SearchThenAbstain()), retries=1)
+    receipts = run_warm(ctx)
+    assert _all_clean(receipts) and flaky.attempts == 2
+    assert all(
+        r.observations.diagnostics[0].startswith(
+            "retry 1 of the pair after a harness failure: warm_cohort_setup_failed"
+        )
+        for r in receipts
+    )

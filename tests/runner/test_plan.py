@@ -6,6 +6,7 @@ import pytest
 
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
+from agentic.distributed import plan_units
 from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
 from agentic.runner.schedule import Schedule
 
@@ -54,3 +55,27 @@ def test_a_malformed_shard_is_refused(text: str) -> None:
 
 def test_a_shard_is_written_k_slash_n() -> None:
     assert str(Shard.parse("3/7")) == "3/7"
+
+
+def test_ray_units_hold_one_adapter_each_and_cover_every_selected_pair() -> None:
+    units = plan_units(KEYS, workers=2)
+    assert sorted(k for unit in units for k in unit) == sorted(KEYS)
+    assert all(len({k.adapter_id for k in unit}) == 1 for unit in units)
+    assert len(units) == 4  # two per adapter
+
+
+def test_a_ray_unit_keeps_a_replay_pair_with_its_scored_twin() -> None:
+    for unit in plan_units(KEYS, workers=3):
+        scored = {(k.lifecycle, k.task_id) for k in unit if k.pass_ == "scored"}
+        assert all((k.lifecycle, k.task_id) in scored for k in unit if k.pass_ == "replay")
+
+
+def test_a_replay_pair_whose_twin_is_done_still_gets_a_unit() -> None:
+    replay_only = frozenset(k for k in KEYS if k.pass_ == "replay")
+    units = plan_units(replay_only, workers=4)
+    assert sorted(k for unit in units for k in unit) == sorted(replay_only)
+
+
+def test_more_workers_than_pairs_give_one_unit_per_pair() -> None:
+    lexical = [k for k in KEYS if k.adapter_id == "lexical"]
+    assert len(plan_units(lexical, workers=100)) == len(lexical)

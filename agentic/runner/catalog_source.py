@@ -1,0 +1,36 @@
+"""How a run's catalog was built, as data: a worker on another machine (``--executor ray``)
+rebuilds the same catalog from it. The paths must be the same on every worker (a shared
+filesystem, or the same image); the run identity each worker checks catches any difference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentic.agents.llm_cache import CacheMode
+from agentic.runner.agents import openai_agent_entry
+from agentic.runner.catalog import Catalog, load_catalog
+
+
+@dataclass(frozen=True)
+class CatalogSource:
+    backends: tuple[Path, ...] = ()  # --backend files
+    agent_config: Path | None = None  # --agent-config: an openai-chat agent
+    llm_cache: Path | None = None
+    llm_cache_mode: CacheMode = "off"
+
+    def absolute(self) -> CatalogSource:
+        """The same source with every path absolute, for a worker with another cwd."""
+        cache = self.llm_cache.absolute() if self.llm_cache is not None else None
+        config = self.agent_config.absolute() if self.agent_config is not None else None
+        return CatalogSource(
+            tuple(p.absolute() for p in self.backends), config, cache, self.llm_cache_mode
+        )
+
+    def load(self) -> tuple[Catalog, str | None]:
+        """The catalog, and the kind of the configured agent (None without one)."""
+        catalog = load_catalog(self.backends)
+        if self.agent_config is None:
+            return catalog, None
+        entry = openai_agent_entry(self.agent_config, self.llm_cache, self.llm_cache_mode)
+        return catalog.add_agent(entry), entry.kind
