@@ -73,14 +73,16 @@ class LaneRequest:
     write: bool = False
     # Replace a previous report of another lane at the output (never other content).
     force: bool = False
-    jobs: int = 1  # cold pairs at once; only for an agent that allows it (AgentEntry.concurrent)
+    # Cold pairs at once (threads) for an agent that allows it (AgentEntry.concurrent), else
+    # worker processes (pool.py); the report never depends on it.
+    jobs: int = 1
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
     # Finish the interrupted run whose journal sits beside the output (runner/journal.py).
     resume: bool = False
     # Run only this slice of the pairs and write it as a shard (shards.py) for ``agentic merge``.
     shard: Shard | None = None
     # Where pairs run: this process, or Ray tasks (distributed.py) on the cluster at the address.
-    executor: Literal["local", "ray"] = "local"
+    executor: Literal["local", "processes", "ray"] = "local"
     ray_address: str | None = None
     retries: int = 0  # re-attempts of a pair after a harness failure (see RunConfig.retries)
     # How ``catalog`` was built, for workers that rebuild it (None: built-ins and plugins).
@@ -312,6 +314,8 @@ class LanePlan:
     config: RunConfig
     gate: Gate | None
     identity: dict[str, Any]
+    # Whether one agent instance may serve pairs at once (threads); else --jobs means processes.
+    concurrent_agent: bool = False
 
     @property
     def schedule(self) -> Schedule:
@@ -323,11 +327,6 @@ def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
     catalog = request.catalog or load_catalog()
     agent_entry = catalog.agent(request.agent)
     gate = _gate(catalog, request.promote)
-    if request.jobs > 1 and not agent_entry.concurrent and request.executor == "local":
-        raise ContractError(
-            "invalid_cli_option",
-            f"--jobs {request.jobs}: the {request.agent} agent runs one pair at a time",
-        )
     fixture = load_fixture(request.fixture_dir)
     all_tasks = tuple(t.taskId for t in fixture.tasks)
     adapter_ids = request.adapters if request.adapters is not None else catalog.default_adapters
@@ -372,7 +371,7 @@ def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
     identity = run_identity(
         request, catalog, fixture, _agent_identity(request, agent_entry, lane), config
     )
-    return LanePlan(request, catalog, fixture, lane, config, gate, identity)
+    return LanePlan(request, catalog, fixture, lane, config, gate, identity, agent_entry.concurrent)
 
 
 def _checked_target(plan: LanePlan) -> Path | None:
@@ -395,13 +394,21 @@ def _checked_target(plan: LanePlan) -> Path | None:
 
 
 def _run_pairs(plan: LanePlan, selected: frozenset[PairKey], recorder: Recorder) -> RunResult:
-    """The selected pairs, on the requested executor."""
+    """The selected pairs, on the requested executor: Ray tasks; worker processes (asked for,
+    or --jobs for an agent that runs one pair at a time); or this process, --jobs cold pairs
+    at once in threads."""
     request = plan.request
     if request.executor == "ray":
         from agentic.distributed import RayOptions, run_on_ray
 
         options = RayOptions(address=request.ray_address, retries=request.retries)
         return run_on_ray(plan, selected, recorder, options)
+    if request.executor == "processes" or (request.jobs > 1 and not plan.concurrent_agent):
+        from agentic.pool import run_in_processes
+
+        return run_in_processes(
+            plan, selected, recorder, jobs=request.jobs, retries=request.retries
+        )
     config = replace(plan.config, selected=selected, recorder=recorder, retries=request.retries)
     return run_adapters(config)
 

@@ -61,7 +61,8 @@ def add_jobs_option(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=positive_int,
         default=1,
-        help="cold pairs run at once (fixture and endpoint agents); the report is the same "
+        help="pairs run at once: cold pairs in threads (fixture and endpoint agents), else N "
+        "worker processes, each with its own agent (the local model); the report is the same "
         "for every N",
     )
 

@@ -103,10 +103,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--executor",
-        choices=("local", "ray"),
+        choices=("local", "processes", "ray"),
         default="local",
-        help="where pairs run: this process (default), or Ray tasks on a Ray cluster "
-        "(the 'distributed' extra); the report is the same bytes either way",
+        help="where pairs run: this process (default; --jobs cold pairs at once in threads, or "
+        "in worker processes for an agent that runs one pair at a time), --jobs worker "
+        "processes, or Ray tasks on a Ray cluster (the 'distributed' extra); the report is the "
+        "same bytes on each",
     )
     parser.add_argument(
         "--ray-address",

@@ -964,13 +964,6 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the address (RAY_ADDRESS, else one started on this machine): nothing was run",
     ),
     ErrorCode(
-        "ray_worker_lost",
-        "harness_error",
-        False,
-        "a Ray task's worker process crashed or its node was lost, and --retries had no retry "
-        "left: its pairs never ran; each retry is in the receipt's observations",
-    ),
-    ErrorCode(
         "readiness_probe_failed",
         "harness_error",
         False,
@@ -1133,6 +1126,14 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "harness_error",
         False,
         "opening the agent for one warm pair failed; that pair did not run",
+    ),
+    ErrorCode(
+        "worker_lost",
+        "harness_error",
+        False,
+        "a worker running a unit of pairs died (a crashed process, a lost Ray node) and "
+        "--retries had no retry left: the unit's pairs never ran; each retry is in the "
+        "receipts' observations",
     ),
     ErrorCode(
         "worker_mismatch",

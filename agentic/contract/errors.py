@@ -25,3 +25,7 @@ class ContractError(ValueError):
         self.code = code
         self.message = " ".join(message.split())
         super().__init__(f"{code}: {self.message}")
+
+    def __reduce__(self) -> tuple[type[ContractError], tuple[str, str]]:
+        # Raised in a worker process, it crosses back to the driver pickled.
+        return (ContractError, (self.code, self.message))

@@ -98,9 +98,9 @@ def test_without_retries_a_killed_workers_pairs_are_excluded_as_lost(
     argv = _argv(tiny_fixture, out, "--executor", "ray", "--ray-address", cluster)
     done = _run_killing_one_worker(argv)
     assert done.returncode == 2
-    assert "agentic: ray_worker_lost: " in done.stderr
+    assert "agentic: worker_lost: " in done.stderr
     report = json.loads((out / "report.json").read_bytes())
-    lost = [r for r in report["receipts"] if r["canonical"]["failure"]["code"] == "ray_worker_lost"]
+    lost = [r for r in report["receipts"] if r["canonical"]["failure"]["code"] == "worker_lost"]
     assert lost and all(r["canonical"]["failure"]["class"] == "harness_error" for r in lost)
 
 

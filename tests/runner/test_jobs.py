@@ -1,4 +1,5 @@
-"""``--jobs N``: cold pairs at once, and the report byte for byte the same for every N."""
+"""``--jobs N``: pairs at once (threads, or worker processes), and the report byte for byte
+the same for every N."""
 
 from __future__ import annotations
 
@@ -40,13 +41,25 @@ def test_an_endpoint_agents_report_is_the_same_at_one_and_four_jobs(
     assert four == one
 
 
-def test_an_agent_that_runs_one_pair_at_a_time_refuses_more_jobs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("jobs", ["1", "2", "4"])
+def test_the_report_is_the_same_in_worker_processes(
+    jobs: str, tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["run", "--agent", "local-model", "--jobs", "2", "--out", str(tmp_path / "o")])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert (
-        err
-        == "agentic: invalid_cli_option: --jobs 2: the local-model agent runs one pair at a time\n"
+    argv = ("--fixture", str(tiny_fixture.root), "--adapter", "lexical,capsule")
+    one = canonical_of_run(capsys, tmp_path / "one", *argv)
+    pooled = canonical_of_run(
+        capsys, tmp_path / "pooled", *argv, "--executor", "processes", "--jobs", jobs
     )
+    assert pooled == one
+
+
+@pytest.mark.local_model
+def test_the_local_models_report_is_the_same_at_one_and_two_worker_processes(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("llama_cpp")
+    argv = ("--fixture", str(tiny_fixture.root), "--agent", "local-model", "--adapter",
+            "lexical", "--lifecycle", "cold", "--timeout-ms", "120000")  # fmt: skip
+    one = canonical_of_run(capsys, tmp_path / "one", *argv)
+    two = canonical_of_run(capsys, tmp_path / "two", *argv, "--jobs", "2")
+    assert two == one

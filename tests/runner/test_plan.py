@@ -6,9 +6,9 @@ import pytest
 
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
-from agentic.distributed import plan_units
 from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
 from agentic.runner.schedule import Schedule
+from agentic.units import plan_units
 
 SCHEDULE = Schedule(
     task_ids=("t0000a01", "t0000b02", "t0000c03"),
@@ -57,14 +57,14 @@ def test_a_shard_is_written_k_slash_n() -> None:
     assert str(Shard.parse("3/7")) == "3/7"
 
 
-def test_ray_units_hold_one_adapter_each_and_cover_every_selected_pair() -> None:
+def test_units_hold_one_adapter_each_and_cover_every_selected_pair() -> None:
     units = plan_units(KEYS, workers=2)
     assert sorted(k for unit in units for k in unit) == sorted(KEYS)
     assert all(len({k.adapter_id for k in unit}) == 1 for unit in units)
     assert len(units) == 4  # two per adapter
 
 
-def test_a_ray_unit_keeps_a_replay_pair_with_its_scored_twin() -> None:
+def test_a_unit_keeps_a_replay_pair_with_its_scored_twin() -> None:
     for unit in plan_units(KEYS, workers=3):
         scored = {(k.lifecycle, k.task_id) for k in unit if k.pass_ == "scored"}
         assert all((k.lifecycle, k.task_id) in scored for k in unit if k.pass_ == "replay")

@@ -83,6 +83,6 @@ def unit_workers() -> list[int]:
             command = (pid / "cmdline").read_bytes()
         except OSError:
             continue
-        if command.startswith(b"ray::run_unit"):
+        if command.startswith(b"ray::ray_unit"):
             found.append(int(pid.name))
     return found

@@ -1,0 +1,84 @@
+"""The local process pool: ``--jobs N`` for an agent that runs one pair at a time in a process
+(the local model holds its loaded model and llama.cpp's state). N worker processes (spawned,
+so none inherits the driver's threads or loaded model) each run units of pairs with their own
+agent, as ``units.py`` describes, reading the fixture in place; the report is the one a single
+process writes. A worker process that dies breaks the pool: its units are a harness failure,
+handed to a new pool up to ``--retries`` times.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+from concurrent import futures
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any
+
+from agentic.contract.errors import ContractError
+from agentic.runner.plan import PairKey
+from agentic.runner.run import Recorder, RunResult, combine_runs
+from agentic.units import (
+    Unit,
+    WorkerLostError,
+    WorkerSpec,
+    plan_units,
+    run_unit,
+    run_units,
+    worker_spec,
+)
+
+if TYPE_CHECKING:
+    from agentic.lane import LanePlan
+
+_Handle = futures.Future[dict[str, Any]]
+
+
+class _PoolRunner:
+    def __init__(self, jobs: int, spec: WorkerSpec) -> None:
+        self._jobs = jobs
+        self._spec = spec
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> futures.ProcessPoolExecutor:
+        context = multiprocessing.get_context("spawn")
+        return futures.ProcessPoolExecutor(max_workers=self._jobs, mp_context=context)
+
+    def submit(self, unit: Unit) -> _Handle:
+        try:
+            return self._pool.submit(run_unit, self._spec, None, list(unit))
+        except BrokenProcessPool:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new_pool()
+            return self._pool.submit(run_unit, self._spec, None, list(unit))
+
+    def wait(self, handles: Sequence[_Handle]) -> _Handle:
+        done, _ = futures.wait(handles, return_when=futures.FIRST_COMPLETED)
+        return next(iter(done))
+
+    def collect(self, handle: futures.Future[dict[str, Any]]) -> dict[str, Any]:
+        try:
+            return handle.result()
+        except BrokenProcessPool as exc:
+            raise WorkerLostError(f"BrokenProcessPool: {exc}") from None
+        except ContractError:
+            raise
+        except Exception as exc:
+            raise ContractError(
+                "unexpected_harness_error", f"a worker process failed: {exc!r}"
+            ) from None
+
+    def cancel(self, handles: Sequence[_Handle]) -> None:
+        for handle in handles:
+            handle.cancel()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_in_processes(
+    plan: LanePlan, selected: frozenset[PairKey], recorder: Recorder, *, jobs: int, retries: int
+) -> RunResult:
+    """The selected pairs in ``jobs`` worker processes."""
+    if not selected:
+        return combine_runs([], [], [])
+    runner = _PoolRunner(jobs, worker_spec(plan, shared_filesystem=True))
+    result, _ = run_units(plan, plan_units(selected, jobs), runner, recorder, retries)
+    return result

@@ -1,0 +1,338 @@
+"""Pairs run in worker processes: the part the Ray executor (``distributed.py``) and the local
+process pool (``pool.py``) share.
+
+The driver splits the pairs to run into units (per adapter, round robin, a capsule pair's
+replay twin with it) and hands each unit to a worker with a ``WorkerSpec``: plain data from
+which the worker rebuilds the lane (``lane.plan_lane``) and refuses to run unless its run
+identity is the driver's. The worker prepares the unit's adapter itself (or copies it from a
+shared ``--index-cache``), runs the unit's pairs with the local code and returns their records
+as JSON; the driver validates every receipt against its schema, checks that all units built
+the same index of each adapter, and journals each unit's receipts as it comes back.
+
+A unit whose worker died (a crashed process, a lost node) is a harness failure: it is handed
+out again up to ``--retries`` times, each retry recorded in the observations of every receipt of
+the unit; with no retry left its pairs are excluded as ``worker_lost``. An exception raised in
+a worker (a refused identity, a bug) is never retried.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from agentic.contract.canonical import fingerprint
+from agentic.contract.errors import ContractError
+from agentic.contract.receipt import PairIdentity, Timing, TrajectoryReceipt
+from agentic.contract.report import Preparation
+from agentic.contract.schemas import load_document
+from agentic.runner.catalog_source import CatalogSource
+from agentic.runner.plan import PairKey
+from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints, with_retries
+from agentic.runner.run import (
+    Recorder,
+    RunConfig,
+    RunResult,
+    combine_runs,
+    preparation_record,
+    run_adapters,
+    runtime_fingerprint,
+)
+
+if TYPE_CHECKING:
+    from agentic.lane import LanePlan
+
+_FIXTURES_DIR = "agentic-worker-fixtures"
+Unit = tuple[PairKey, ...]
+Handle = TypeVar("Handle")
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What every worker needs to rebuild the lane: plain data, pickled to each unit."""
+
+    request: dict[str, Any]  # the LaneRequest fields a worker sets as they are
+    catalog_source: CatalogSource | None
+    cues: bytes | None
+    fixture_fingerprint: str
+    identity: dict[str, Any]
+    # The fixture folder, when the workers share the driver's filesystem (a local pool); else
+    # its files come with each unit (``fixture_files``) and are written on the worker's node.
+    fixture_dir: Path | None = None
+
+
+class WorkerLostError(Exception):
+    """A unit's worker died before it returned: a harness failure, retried."""
+
+
+# -- the worker side ------------------------------------------------------------------------------
+
+
+def fixture_files(root: Path) -> dict[str, bytes]:
+    """Every regular file of a fixture folder by its relative path."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not path.is_symlink()
+    }
+
+
+def _materialize(files: Mapping[str, bytes], fixture_fingerprint: str) -> Path:
+    """The fixture's folder on this node: written once per fingerprint by staging and one
+    rename, so concurrent workers never see half a fixture. It is verified on every load."""
+    home = Path(tempfile.gettempdir()) / _FIXTURES_DIR
+    target = home / fixture_fingerprint
+    if target.is_dir():
+        return target
+    home.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".stage-", dir=home))
+    try:
+        for name, data in files.items():
+            path = stage / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        os.rename(stage, target)
+    except OSError:
+        if not target.is_dir():
+            raise
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return target
+
+
+def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    return next(name for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name))
+
+
+def run_unit(
+    spec: WorkerSpec, files: Mapping[str, bytes] | None, keys: Sequence[PairKey]
+) -> dict[str, Any]:
+    """In a worker: rebuild the lane, check its identity, run ``keys``, return the records."""
+    from agentic.lane import LaneRequest, plan_lane
+
+    root = spec.fixture_dir or _materialize(files or {}, spec.fixture_fingerprint)
+    with tempfile.TemporaryDirectory(prefix="agentic-unit-") as scratch:
+        cues_path = None
+        if spec.cues is not None:
+            cues_path = Path(scratch) / "cues.json"
+            cues_path.write_bytes(spec.cues)
+        catalog = spec.catalog_source.load()[0] if spec.catalog_source is not None else None
+        request = LaneRequest(
+            fixture_dir=root, cues_path=cues_path, catalog=catalog, **spec.request
+        )
+        plan = plan_lane(request)
+        if plan.identity != spec.identity:
+            raise ContractError(
+                "worker_mismatch",
+                f"a worker rebuilt another run than the driver's "
+                f"({_first_difference(plan.identity, spec.identity)} differs): install the same "
+                "kit and the same backend and agent files on every node",
+            )
+        result = run_adapters(replace(plan.config, selected=frozenset(keys)))
+    return {
+        "preparations": [p.to_json() for p in result.preparations],
+        "receipts": [r.to_json() for r in result.receipts],
+        "replayReceipts": [r.to_json() for r in result.replay_receipts],
+    }
+
+
+# -- the driver side ------------------------------------------------------------------------------
+
+
+def plan_units(keys: Iterable[PairKey], workers: int) -> list[Unit]:
+    """The pairs as units: per adapter, round robin into at most ``workers`` units, each replay
+    pair with its scored twin when both are to run."""
+    by_adapter: dict[str, list[PairKey]] = {}
+    for key in sorted(keys):
+        by_adapter.setdefault(key.adapter_id, []).append(key)
+    units: list[Unit] = []
+    for adapter_keys in by_adapter.values():
+        present = set(adapter_keys)
+        leaders = [k for k in adapter_keys if k.pass_ == "scored" or _twin(k) not in present]
+        count = min(workers, len(leaders))
+        slots: list[list[PairKey]] = [[] for _ in range(count)]
+        slot_of = {key: position % count for position, key in enumerate(leaders)}
+        for key in adapter_keys:
+            slots[slot_of.get(key, slot_of.get(_twin(key), 0))].append(key)
+        units.extend(tuple(slot) for slot in slots if slot)
+    return units
+
+
+def _twin(key: PairKey) -> PairKey:
+    return PairKey("scored", key.adapter_id, key.lifecycle, key.trial_id, key.task_id)
+
+
+def worker_spec(plan: LanePlan, *, shared_filesystem: bool) -> WorkerSpec:
+    request = plan.request
+    fields = {
+        "adapters": plan.schedule.adapter_ids,
+        "tasks": plan.schedule.task_ids,
+        "lifecycles": plan.schedule.lifecycles,
+        "agent": request.agent,
+        "timeout_s": request.timeout_s,
+        "promote": None,
+        "replay": request.replay,
+        "index_cache": request.index_cache.absolute() if request.index_cache else None,
+        "retries": request.retries,
+    }
+    source = request.catalog_source.absolute() if request.catalog_source is not None else None
+    cues = request.cues_path.read_bytes() if request.cues_path is not None else None
+    return WorkerSpec(
+        fields,
+        source,
+        cues,
+        plan.fixture.snapshot.fingerprint,
+        plan.identity,
+        plan.fixture.root.absolute() if shared_filesystem else None,
+    )
+
+
+class UnitRunner(Protocol, Generic[Handle]):
+    """Where units run: hand one out, wait for one, collect one."""
+
+    def submit(self, unit: Unit) -> Handle: ...
+
+    def wait(self, handles: Sequence[Handle]) -> Handle:
+        """A finished handle among ``handles``."""
+        ...
+
+    def collect(self, handle: Handle) -> dict[str, Any]:
+        """The unit's records; WorkerLostError when its worker died; ContractError otherwise."""
+        ...
+
+    def cancel(self, handles: Sequence[Handle]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Drive:
+    units: int
+    retried: int
+
+
+def run_units(
+    plan: LanePlan,
+    units: Sequence[Unit],
+    runner: UnitRunner[Handle],
+    recorder: Recorder,
+    retries: int,
+) -> tuple[RunResult, Drive]:
+    """Every unit through ``runner``; each unit's records journaled as it comes back."""
+    config = plan.config
+    pending: dict[Handle, tuple[Unit, list[str]]] = {
+        runner.submit(unit): (unit, []) for unit in units
+    }
+    config.progress.begin(sum(len(unit) for unit in units))
+    results: list[RunResult] = []
+    retried = 0
+    try:
+        while pending:
+            handle = runner.wait(list(pending))
+            unit, failures = pending.pop(handle)
+            try:
+                result = _parsed(runner.collect(handle))
+            except WorkerLostError as lost:
+                if len(failures) < retries:
+                    pending[runner.submit(unit)] = (unit, [*failures, str(lost)])
+                    retried += 1
+                    continue
+                result = _lost(config, unit, str(lost), failures)
+            result = _with_notes(result, failures)
+            _record(recorder, result)
+            results.append(result)
+            config.progress.advance(len(unit))
+    finally:
+        config.progress.close()
+        runner.cancel(list(pending))
+    merged = combine_runs(
+        _agreed_preparations(config, results),
+        [r for result in results for r in result.receipts],
+        [r for result in results for r in result.replay_receipts],
+    )
+    return merged, Drive(len(units), retried)
+
+
+def _parsed(payload: Mapping[str, Any]) -> RunResult:
+    def receipts(name: str) -> list[TrajectoryReceipt]:
+        return [
+            load_document("trajectory-receipt", item, source=f"a worker's {name}")
+            for item in payload[name]
+        ]
+
+    preparations = [Preparation.model_validate(p) for p in payload["preparations"]]
+    scored, again = receipts("receipts"), receipts("replayReceipts")
+    return RunResult(tuple(preparations), tuple(scored), (), tuple(again))
+
+
+def _lost(config: RunConfig, unit: Unit, message: str, failures: list[str]) -> RunResult:
+    """The unit's pairs excluded as lost, after its last retry."""
+    seeds = {t.trialId: t.seed for t in config.schedule.trials}
+    scored: list[TrajectoryReceipt] = []
+    again: list[TrajectoryReceipt] = []
+    for key in unit:
+        adapter = config.adapter_factory(key.adapter_id)
+        pair = PairIdentity(
+            taskId=key.task_id,
+            adapterId=key.adapter_id,
+            trialId=key.trial_id,
+            seed=seeds[key.trial_id],
+            lifecycle=key.lifecycle,
+            agentId=config.agent_id,
+        )
+        receipt = harness_failure_receipt(
+            pair,
+            code="worker_lost",
+            message=message,
+            capabilities=adapter.capabilities,
+            fingerprints=unknown_fingerprints(
+                config.fixture.snapshot.fingerprint,
+                runtime_fingerprint(),
+                fingerprint(adapter.config),
+                None,
+            ),
+            preparation=Timing.unavailable("pair not run: worker_lost"),
+        )
+        (scored if key.pass_ == "scored" else again).append(with_retries(receipt, failures))
+    return RunResult((), tuple(scored), (), tuple(again))
+
+
+def _agreed_preparations(config: RunConfig, results: Iterable[RunResult]) -> list[Preparation]:
+    chosen: dict[str, Preparation] = {}
+    for result in results:
+        for record in result.preparations:
+            earlier = chosen.setdefault(record.adapterId, record)
+            if earlier.indexFingerprint != record.indexFingerprint:
+                raise ContractError(
+                    "worker_mismatch",
+                    f"two workers built different {record.adapterId} indexes "
+                    f"({earlier.indexFingerprint[:12]}, {record.indexFingerprint[:12]})",
+                )
+    corpus = config.fixture.snapshot.fingerprint
+    for adapter_id in config.schedule.adapter_ids:
+        if adapter_id not in chosen:
+            chosen[adapter_id] = preparation_record(
+                adapter_id, corpus, None, f"every worker running {adapter_id} was lost"
+            )
+    return list(chosen.values())
+
+
+def _with_notes(result: RunResult, failures: list[str]) -> RunResult:
+    if not failures:
+        return result
+    return replace(
+        result,
+        receipts=tuple(with_retries(r, failures) for r in result.receipts),
+        replay_receipts=tuple(with_retries(r, failures) for r in result.replay_receipts),
+    )
+
+
+def _record(recorder: Recorder, result: RunResult) -> None:
+    for preparation in result.preparations:
+        recorder.preparation(preparation)
+    for receipt in result.receipts:
+        recorder.receipt(PairKey.of("scored", receipt.canonical), receipt)
+    for receipt in result.replay_receipts:
+        recorder.receipt(PairKey.of("replay", receipt.canonical), receipt)
