@@ -25,22 +25,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
-from agentic.contract.receipt import PairIdentity, Timing, TrajectoryReceipt
+from agentic.contract.receipt import PairIdentity, TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
 from agentic.runner.catalog_source import CatalogSource
 from agentic.runner.plan import PairKey
-from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints, with_retries
+from agentic.runner.receipts import with_retries
 from agentic.runner.run import (
     Recorder,
     RunConfig,
     RunResult,
     combine_runs,
+    never_ran,
     preparation_record,
     run_adapters,
-    runtime_fingerprint,
 )
 
 if TYPE_CHECKING:
@@ -282,18 +281,13 @@ def _lost(config: RunConfig, unit: Unit, message: str, failures: list[str]) -> R
             lifecycle=key.lifecycle,
             agentId=config.agent_id,
         )
-        receipt = harness_failure_receipt(
+        receipt = never_ran(
+            config,
+            adapter,
             pair,
             code="worker_lost",
             message=message,
-            capabilities=adapter.capabilities,
-            fingerprints=unknown_fingerprints(
-                config.fixture.snapshot.fingerprint,
-                runtime_fingerprint(),
-                fingerprint(adapter.config),
-                None,
-            ),
-            preparation=Timing.unavailable("pair not run: worker_lost"),
+            preparation="pair not run: worker_lost",
         )
         (scored if key.pass_ == "scored" else again).append(with_retries(receipt, failures))
     return RunResult((), tuple(scored), (), tuple(again))

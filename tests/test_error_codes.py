@@ -57,6 +57,8 @@ SINKS: dict[str, Sink] = {
     "TrialFailure": Sink(1, "code", 0, "failure_class"),
     # runner/receipts.py: a pair that never ran, always a harness_error.
     "harness_failure_receipt": Sink(None, "code", kind="harness_error"),
+    # runner/run.py: a pair that never ran (no preparation, a lost worker), through the above.
+    "never_ran": Sink(None, "code", kind="harness_error"),
     # contract/files.py: the ContractError code of an unreadable input file.
     "read_input_file": Sink(None, "code", kind=INPUT),
     # adapters/qmd/proc.py: the ContractError code of a process that cannot start or times out.

@@ -139,11 +139,36 @@ def preparation_record(
     )
 
 
+def never_ran(
+    config: RunConfig,
+    adapter: Adapter,
+    pair: PairIdentity,
+    *,
+    code: str,
+    message: str,
+    preparation: str,
+) -> TrajectoryReceipt:
+    """The receipt of a pair that never ran: its adapter could not be prepared, or its worker
+    was lost. ``preparation`` says why the preparation time is unavailable."""
+    return harness_failure_receipt(
+        pair,
+        code=code,
+        message=message,
+        capabilities=adapter.capabilities,
+        fingerprints=unknown_fingerprints(
+            config.fixture.snapshot.fingerprint,
+            runtime_fingerprint(),
+            fingerprint(adapter.config),
+            None,
+        ),
+        preparation=Timing.unavailable(preparation),
+    )
+
+
 def _failed_preparation(
     config: RunConfig, adapter: Adapter, tasks: tuple[AgentTask, ...], message: str, pass_: Pass
 ) -> list[TrajectoryReceipt]:
     receipts = []
-    config_fp = fingerprint(adapter.config)
     for lifecycle in config.schedule.lifecycles:
         for trial in config.schedule.trials:
             for task in tasks:
@@ -158,18 +183,13 @@ def _failed_preparation(
                 if not config.wants(PairKey.of(pass_, pair)):
                     continue
                 receipts.append(
-                    harness_failure_receipt(
+                    never_ran(
+                        config,
+                        adapter,
                         pair,
                         code="adapter_preparation_failed",
                         message=message,
-                        capabilities=adapter.capabilities,
-                        fingerprints=unknown_fingerprints(
-                            config.fixture.snapshot.fingerprint,
-                            runtime_fingerprint(),
-                            config_fp,
-                            None,
-                        ),
-                        preparation=Timing.unavailable("preparation failed"),
+                        preparation="preparation failed",
                     )
                 )
     return receipts

@@ -59,7 +59,8 @@ def test_the_local_models_report_is_the_same_at_one_and_two_worker_processes(
 ) -> None:
     pytest.importorskip("llama_cpp")
     argv = ("--fixture", str(tiny_fixture.root), "--agent", "local-model", "--adapter",
-            "lexical", "--lifecycle", "cold", "--timeout-ms", "120000")  # fmt: skip
+            "lexical", "--lifecycle", "cold", "--task", "t0000a01,t0000b02",
+            "--timeout-ms", "120000")  # fmt: skip
     one = canonical_of_run(capsys, tmp_path / "one", *argv)
     two = canonical_of_run(capsys, tmp_path / "two", *argv, "--jobs", "2")
     assert two == one
