@@ -9,12 +9,14 @@ handed to a new pool up to ``--retries`` times.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Sequence
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from agentic.contract.errors import ContractError
+from agentic.locks import THREADS_ENV
 from agentic.runner.plan import PairKey
 from agentic.runner.run import Recorder, RunResult, combine_runs
 from agentic.units import (
@@ -33,6 +35,15 @@ if TYPE_CHECKING:
 _Handle = futures.Future[dict[str, Any]]
 
 
+def share_cores(jobs: int) -> None:
+    """In a new worker: its share of the cores for llama.cpp, unless the user set a count. N
+    workers with the lock's thread count each would oversubscribe the cores (on 2 cores, two
+    workers of 2 threads ran the local-model lane 1.9x slower than one); threads change speed,
+    not results (``locks.model_threads``)."""
+    if THREADS_ENV not in os.environ:
+        os.environ[THREADS_ENV] = str(max(1, (os.cpu_count() or 1) // jobs))
+
+
 class _PoolRunner:
     def __init__(self, jobs: int, spec: WorkerSpec) -> None:
         self._jobs = jobs
@@ -41,7 +52,12 @@ class _PoolRunner:
 
     def _new_pool(self) -> futures.ProcessPoolExecutor:
         context = multiprocessing.get_context("spawn")
-        return futures.ProcessPoolExecutor(max_workers=self._jobs, mp_context=context)
+        return futures.ProcessPoolExecutor(
+            max_workers=self._jobs,
+            mp_context=context,
+            initializer=share_cores,
+            initargs=(self._jobs,),
+        )
 
     def submit(self, unit: Unit) -> _Handle:
         try:

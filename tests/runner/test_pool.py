@@ -15,8 +15,9 @@ import pytest
 
 from agentic.cli import main
 from agentic.fixture.loader import Fixture
+from agentic.locks import THREADS_ENV
+from agentic.pool import share_cores
 
-pytestmark = pytest.mark.real_process
 HANG_GUARD_S = 120
 
 
@@ -64,6 +65,7 @@ def _has_children(pid: int) -> bool:
         return False
 
 
+@pytest.mark.real_process
 def test_a_killed_worker_process_is_retried_and_recorded(
     tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -81,3 +83,18 @@ def test_a_killed_worker_process_is_retried_and_recorded(
         n.startswith("retry 1 of the pair after a harness failure: BrokenProcessPool")
         for n in notes
     )
+
+
+def test_a_worker_takes_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    environ: dict[str, str] = {}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    share_cores(3)
+    assert environ == {THREADS_ENV: "2"}
+
+
+def test_a_worker_keeps_the_users_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    environ = {THREADS_ENV: "5"}
+    monkeypatch.setattr(os, "environ", environ)
+    share_cores(4)
+    assert environ == {THREADS_ENV: "5"}
