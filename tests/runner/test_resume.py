@@ -120,7 +120,8 @@ def test_a_tampered_journal_entry_is_refused_and_kept(
 ) -> None:
     out = tmp_path / "out"
     _killed_after(_argv(tiny_fixture, out), out, 3)
-    entry = sorted((journal_folder(out) / PAIRS).iterdir())[0]
+    # An entry, not the temp file a kill may leave mid-write (resume drops those).
+    entry = min(p for p in (journal_folder(out) / PAIRS).iterdir() if p.suffix == ".json")
     document = json.loads(entry.read_bytes())
     document["receipt"]["canonical"]["agentId"] = "another-agent"  # only the hash can tell
     tampered = json.dumps(document).encode("utf-8")
