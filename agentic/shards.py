@@ -30,7 +30,7 @@ from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict_object
 from agentic.report.artifacts import write_artifacts
 from agentic.report.output_dir import Identity
-from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
+from agentic.runner.plan import PairKey, Shard, first_difference, planned_keys, shard_keys
 from agentic.runner.progress import Progress
 from agentic.runner.run import RunResult, combine_runs
 from agentic.runner.schedule import Schedule
@@ -170,10 +170,6 @@ def _mismatch(why: str) -> ContractError:
     return ContractError("shards_mismatch", f"{why}; nothing was written")
 
 
-def _first_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
-    return next(name for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name))
-
-
 def _check_numbering(records: Sequence[ShardRecord]) -> None:
     count = records[0].shard.count
     seen: set[int] = set()
@@ -193,10 +189,10 @@ def _check_same_run(records: Sequence[ShardRecord]) -> None:
     first = records[0]
     for record in records[1:]:
         if record.run != first.run:
-            name = _first_difference(record.run, first.run)
+            name = first_difference(record.run, first.run)
             raise _mismatch(f"shard {record.shard} is of another run ({name} differs)")
         if record.environment != first.environment:
-            name = _first_difference(record.environment.to_json(), first.environment.to_json())
+            name = first_difference(record.environment.to_json(), first.environment.to_json())
             raise _mismatch(f"shard {record.shard} ran in another environment ({name} differs)")
         if record.gate != first.gate or record.fixture_name != first.fixture_name:
             raise _mismatch(f"shard {record.shard} asks for another gate or fixture")

@@ -30,7 +30,7 @@ from agentic.contract.receipt import PairIdentity, TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
 from agentic.runner.catalog_source import CatalogSource
-from agentic.runner.plan import PairKey
+from agentic.runner.plan import PairKey, first_difference
 from agentic.runner.receipts import with_retries
 from agentic.runner.run import (
     Recorder,
@@ -103,10 +103,6 @@ def _materialize(files: Mapping[str, bytes], fixture_fingerprint: str) -> Path:
     return target
 
 
-def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
-    return next(name for name in sorted(set(a) | set(b)) if a.get(name) != b.get(name))
-
-
 def run_unit(
     spec: WorkerSpec, files: Mapping[str, bytes] | None, keys: Sequence[PairKey]
 ) -> dict[str, Any]:
@@ -128,7 +124,7 @@ def run_unit(
             raise ContractError(
                 "worker_mismatch",
                 f"a worker rebuilt another run than the driver's "
-                f"({_first_difference(plan.identity, spec.identity)} differs): install the same "
+                f"({first_difference(plan.identity, spec.identity)} differs): install the same "
                 "kit and the same backend and agent files on every node",
             )
         result = run_adapters(replace(plan.config, selected=frozenset(keys)))

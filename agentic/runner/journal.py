@@ -35,7 +35,7 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_model
 from agentic.contract.strict_json import parse_strict_object
-from agentic.runner.plan import PairKey
+from agentic.runner.plan import PairKey, first_difference
 from agentic.runner.run import RunResult, combine_runs
 
 JOURNAL_PREFIX = ".agentic-journal-"
@@ -179,13 +179,13 @@ def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) ->
     recorded = header.get("run")
     if not isinstance(recorded, dict):
         raise _invalid(path, "no run identity")
-    for name in sorted(set(recorded) | set(identity)):
-        if recorded.get(name) != identity.get(name):
-            raise ContractError(
-                "journal_mismatch",
-                f"{folder} is the journal of another run ({name} differs: journal "
-                f"{recorded.get(name)!r}, this run {identity.get(name)!r}); nothing was run",
-            )
+    name = first_difference(recorded, identity)
+    if name is not None:
+        raise ContractError(
+            "journal_mismatch",
+            f"{folder} is the journal of another run ({name} differs: journal "
+            f"{recorded.get(name)!r}, this run {identity.get(name)!r}); nothing was run",
+        )
 
 
 def _entries(folder: Path) -> list[Path]:

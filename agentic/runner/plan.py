@@ -11,6 +11,7 @@ the shard split can change a canonical byte.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -68,6 +69,11 @@ class Shard:
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+def first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
+    """The first field, in name order, in which two run identities differ (None: equal)."""
+    return next((n for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)), None)
 
 
 def planned_keys(schedule: Schedule, replay_adapters: frozenset[str]) -> tuple[PairKey, ...]:
