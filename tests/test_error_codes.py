@@ -64,6 +64,8 @@ SINKS: dict[str, Sink] = {
     # adapters/qmd/proc.py: the ContractError code of a process that cannot start or times out.
     # (mcp/process.py's run_bounded takes no code, so a call without ``code=`` carries none.)
     "run_bounded": Sink(None, "code", kind=INPUT),
+    # contract/strict_json.py: the code every failure of a document's strict parse takes.
+    "parse_strict_object": Sink(None, "code", kind=INPUT),
     # commands/argtypes.py: the ContractError code of a command that needs the baselines root
     # and has neither a checkout nor --baselines.
     "baselines_root": Sink(None, "code", kind=INPUT),

@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import Any
 
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import parse_strict_object
 
 SCHEMA_VERSION = "1.1"
 LEGACY_VERSION = "1.0"
@@ -200,12 +200,7 @@ def _parse_claims(value: Any, version: str) -> dict[str, ClaimCues]:
 
 def parse_cue_table(data: bytes) -> CueTable:
     """Parse and check a cue file's raw bytes; fails closed on any deviation from the format."""
-    try:
-        value = parse_strict(data, source="cue table")
-    except ContractError as exc:
-        raise ContractError("invalid_cue_table", exc.message) from None
-    if not isinstance(value, dict):
-        raise _error("", "the top-level value must be an object")
+    value = parse_strict_object(data, source="cue table", code="invalid_cue_table")
     _check_keys(value, _TOP_KEYS, "")
     missing = sorted(_TOP_KEYS - set(value))
     if missing:

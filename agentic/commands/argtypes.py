@@ -55,6 +55,21 @@ def add_backend_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_force_option(parser: argparse.ArgumentParser, *, other: str, where: str) -> None:
+    """``--force``: replace a previous report of ``other`` at ``where``, and nothing else."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace a previous report of {other} at {where} "
+        "(never a folder holding anything else)",
+    )
+
+
+def add_quiet_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--quiet``: no progress lines on stderr (stdout and the reports are the same)."""
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
 def add_jobs_option(parser: argparse.ArgumentParser) -> None:
     """``--jobs N``: cold pairs at once; receipts and reports never depend on N."""
     parser.add_argument(

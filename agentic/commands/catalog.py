@@ -65,7 +65,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--names",
         choices=("adapters", "agents", "lanes"),
-        default=None,
         help="print only these names, one per line",
     )
     parser.set_defaults(func=_run)

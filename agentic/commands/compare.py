@@ -60,13 +60,10 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="require every receipt of NEW to equal BASE's receipt of the same pair",
     )
-    parser.add_argument(
-        "--baselines", type=Path, default=None, help="baselines root (default: checkout's)"
-    )
+    parser.add_argument("--baselines", type=Path, help="baselines root (default: checkout's)")
     parser.add_argument(
         "--html",
         type=Path,
-        default=None,
         metavar="OUT",
         help="also write an HTML page of the comparison: flipped pairs, noise tests, metrics",
     )

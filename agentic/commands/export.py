@@ -48,9 +48,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("report", type=Path, metavar="REPORT", help="a benchmark report.json")
     parser.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default) or csv")
-    parser.add_argument(
-        "--out", type=Path, default=None, metavar="FILE", help="write here (default: stdout)"
-    )
+    parser.add_argument("--out", type=Path, metavar="FILE", help="write here (default: stdout)")
     parser.set_defaults(func=handle)
 
 

@@ -92,6 +92,19 @@ def _add_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_header_options(parser: argparse.ArgumentParser, *, new: bool) -> None:
+    """The manifest's hand-written header: required to start a fixture (its version defaults
+    to 1); when pinning, each given value replaces the manifest's."""
+    what = "the manifest's" if new else "replace (or set) the manifest's"
+    parser.add_argument("--license", required=new, help=f"{what} license (of the documents)")
+    parser.add_argument("--provenance", required=new, help=f"{what} provenance (their source)")
+    parser.add_argument(
+        "--fixture-version",
+        default="1" if new else None,
+        help=f"{what} fixtureVersion" + (" (default: 1)" if new else ""),
+    )
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("fixture", help="verify, describe or re-pin a fixture")
     actions = parser.add_subparsers(dest="fixture_command", required=True)
@@ -102,7 +115,7 @@ def register(subparsers: Any) -> None:
         "fail under the oracle ceiling (exit 1 if any)",
     )
     _add_dir(check)
-    check.add_argument("--cues", type=Path, default=None, help="the fixture agent's cue table")
+    check.add_argument("--cues", type=Path, help="the fixture agent's cue table")
     check.add_argument(
         "--no-ceiling", action="store_true", help="verify only; do not run the oracle ceiling"
     )
@@ -113,11 +126,7 @@ def register(subparsers: Any) -> None:
     )
     init.add_argument("dir", metavar="DIR", help="the new fixture's folder (missing or empty)")
     init.add_argument("--corpus", required=True, metavar="SRC", help="folder of .md/.txt documents")
-    init.add_argument("--license", required=True, help="the documents' license (manifest)")
-    init.add_argument("--provenance", required=True, help="where the documents come from")
-    init.add_argument(
-        "--fixture-version", default="1", help="the manifest fixtureVersion (default: 1)"
-    )
+    _add_header_options(init, new=True)
     init.set_defaults(func=_init)
 
     add = actions.add_parser(
@@ -139,7 +148,5 @@ def register(subparsers: Any) -> None:
         "pin", help="verify the files on disk, then rewrite manifest.json (hashes, fingerprint)"
     )
     _add_dir(pin)
-    pin.add_argument("--fixture-version", help="replace (or set) the manifest fixtureVersion")
-    pin.add_argument("--license", help="replace (or set) the manifest license")
-    pin.add_argument("--provenance", help="replace (or set) the manifest provenance")
+    _add_header_options(pin, new=False)
     pin.set_defaults(func=_pin)

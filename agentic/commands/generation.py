@@ -15,7 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentic.commands.argtypes import positive_int, progress_printer
+from agentic.commands.argtypes import (
+    add_force_option,
+    add_quiet_option,
+    positive_int,
+    progress_printer,
+)
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.ranking import add_fixture_options
 from agentic.contract.errors import ContractError
@@ -42,21 +47,16 @@ def modes_list(value: str) -> tuple[Mode, ...]:
 def add_generation_options(parser: argparse.ArgumentParser) -> None:
     add_fixture_options(parser)
     parser.set_defaults(timeout_ms=DEFAULT_GENERATION_TIMEOUT_MS)
-    parser.add_argument("--modes", type=modes_list, default=None, help="default: all three")
+    parser.add_argument("--modes", type=modes_list, help="default: all three")
     parser.add_argument(
         "--repeats", type=positive_int, default=3, help="runs of each question (default 3)"
     )
     parser.add_argument("--adapter", default="lexical", help="retrieval adapter of e2e mode")
     parser.add_argument("--k", type=positive_int, default=5, help="chunks injected in e2e mode")
-    parser.add_argument("--limit", type=positive_int, default=None, help="first N goldens by id")
-    parser.add_argument("--report", type=Path, default=None, help="write the report(s) here")
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace a previous report of another model (or kind) at --report "
-        "(never a folder holding anything else)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--limit", type=positive_int, help="first N goldens by id")
+    parser.add_argument("--report", type=Path, help="write the report(s) here")
+    add_force_option(parser, other="another model (or kind)", where="--report")
+    add_quiet_option(parser)
 
 
 def register(subparsers: Any) -> None:

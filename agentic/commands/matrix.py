@@ -28,7 +28,7 @@ from agentic.commands.generation import (
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("matrix", help="capability table across locked local models")
-    parser.add_argument("--models", type=csv_list, default=None, help="default: mock + locks")
+    parser.add_argument("--models", type=csv_list, help="default: mock + locks")
     add_generation_options(parser)
     parser.set_defaults(func=handle)
 

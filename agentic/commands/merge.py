@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentic.commands.argtypes import add_force_option, add_quiet_option
 from agentic.contract.errors import ContractError
 
 
@@ -19,15 +20,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fixture",
         type=Path,
-        default=None,
         help="the shards' fixture (default: the kit's fixture the shards name)",
     )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace a previous report of another lane at --out (never other content)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_force_option(parser, other="another lane", where="--out")
+    add_quiet_option(parser)
     parser.set_defaults(func=handle)
 
 

@@ -81,10 +81,10 @@ def _into_cache(adapter: Adapter, fixture: Fixture, cache: Path) -> PreparedInde
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("prepare", help="build an adapter's native index")
-    parser.add_argument("--adapter", default=None, help="adapter id (`agentic catalog` lists them)")
-    parser.add_argument("--lane", default=None, help="every preparable adapter of a named lane")
+    parser.add_argument("--adapter", help="adapter id (`agentic catalog` lists them)")
+    parser.add_argument("--lane", help="every preparable adapter of a named lane")
     add_backend_option(parser)
-    parser.add_argument("--out", type=Path, default=None, help="empty or missing output folder")
-    parser.add_argument("--cache", type=Path, default=None, help="index cache folder")
-    parser.add_argument("--fixture", type=Path, default=None, help="fixture (default: bundled)")
+    parser.add_argument("--out", type=Path, help="empty or missing output folder")
+    parser.add_argument("--cache", type=Path, help="index cache folder")
+    parser.add_argument("--fixture", type=Path, help="fixture (default: bundled)")
     parser.set_defaults(func=_run)

@@ -22,6 +22,8 @@ from typing import Any
 
 from agentic.commands.argtypes import (
     add_backend_option,
+    add_force_option,
+    add_quiet_option,
     baselines_root,
     positive_int,
     progress_printer,
@@ -45,11 +47,9 @@ def finite_float(value: str) -> float:
 
 
 def add_fixture_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--fixture", type=Path, default=None, help="fixture folder")
-    parser.add_argument(
-        "--goldens", type=Path, default=None, help="one JSONL file instead of <fixture>/goldens"
-    )
-    parser.add_argument("--tag", type=csv_list, default=None, help="only goldens with these tags")
+    parser.add_argument("--fixture", type=Path, help="fixture folder")
+    parser.add_argument("--goldens", type=Path, help="one JSONL file instead of <fixture>/goldens")
+    parser.add_argument("--tag", type=csv_list, help="only goldens with these tags")
     parser.add_argument(
         "--timeout-ms",
         type=positive_int,
@@ -62,28 +62,19 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("ranking", help="score retrieval alone against the goldens")
     add_fixture_options(parser)
-    parser.add_argument("--adapter", type=csv_list, default=None, help="adapters to rank")
+    parser.add_argument("--adapter", type=csv_list, help="adapters to rank")
     parser.add_argument("--k", type=positive_int, default=5, help="cutoff (default 5)")
-    parser.add_argument("--threshold", type=finite_float, default=None, help="search minScore")
+    parser.add_argument("--threshold", type=finite_float, help="search minScore")
     parser.add_argument("--ablate", action="store_true", help="also run with rerank/expand off")
     parser.add_argument("--verbose", action="store_true", help="show every miss")
-    parser.add_argument("--report", type=Path, default=None, help="write the report here")
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace a previous report of other adapters (or another kind) at --report "
-        "(never a folder holding anything else)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--report", type=Path, help="write the report here")
+    add_force_option(parser, other="other adapters (or another kind)", where="--report")
+    add_quiet_option(parser)
     parser.add_argument(
         "--gate", action="store_true", help="compare with the committed baseline of this fixture"
     )
-    parser.add_argument(
-        "--tolerance", type=tolerance, default=None, help="--gate's tolerance (default 0.02)"
-    )
-    parser.add_argument(
-        "--baselines", type=Path, default=None, help="baselines root (default: the checkout's)"
-    )
+    parser.add_argument("--tolerance", type=tolerance, help="--gate's tolerance (default 0.02)")
+    parser.add_argument("--baselines", type=Path, help="baselines root (default: the checkout's)")
     parser.set_defaults(func=handle)
 
 

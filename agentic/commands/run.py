@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import (
     add_backend_option,
+    add_force_option,
     add_jobs_option,
+    add_quiet_option,
     csv_items,
     non_negative_int,
     positive_int,
@@ -41,25 +43,19 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("run", help="run a lane and score it")
     parser.add_argument(
         "--lane",
-        default=None,
         help="a named lane (agent, adapters, promotion, replay), e.g. fixture-agent; "
         "excludes --agent, --adapter, --promote and --no-replay",
     )
-    parser.add_argument("--fixture", type=Path, default=None, help="fixture (default: bundled)")
-    parser.add_argument("--cues", type=Path, default=None, help="the fixture agent's cue table")
+    parser.add_argument("--fixture", type=Path, help="fixture (default: bundled)")
+    parser.add_argument("--cues", type=Path, help="the fixture agent's cue table")
     add_backend_option(parser)
-    parser.add_argument(
-        "--adapter", type=csv_items, default=None, help="comma-separated adapter ids"
-    )
-    parser.add_argument("--task", type=csv_items, default=None, help="comma-separated task ids")
-    parser.add_argument(
-        "--lifecycle", type=csv_items, default=None, help="cold, warm or cold,warm (default)"
-    )
-    parser.add_argument("--agent", default=None, help="agent kind (default: fixture)")
+    parser.add_argument("--adapter", type=csv_items, help="comma-separated adapter ids")
+    parser.add_argument("--task", type=csv_items, help="comma-separated task ids")
+    parser.add_argument("--lifecycle", type=csv_items, help="cold, warm or cold,warm (default)")
+    parser.add_argument("--agent", help="agent kind (default: fixture)")
     parser.add_argument(
         "--agent-config",
         type=Path,
-        default=None,
         metavar="FILE",
         help="an openai-chat agent's TOML config (an OpenAI-compatible endpoint); excludes "
         "--agent and --lane",
@@ -67,14 +63,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--llm-cache",
         type=Path,
-        default=None,
         metavar="DIR",
         help="the record/replay cache of the endpoint's answers (with --agent-config)",
     )
     parser.add_argument(
         "--llm-cache-mode",
         choices=("record", "replay", "off"),
-        default=None,
         help="record: ask the endpoint, store each answer; replay: answer every request from "
         "the cache, endpoint down; off: no cache (the default without --llm-cache)",
     )
@@ -84,17 +78,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--promote",
         type=_promotion_pair,
-        default=None,
         help="CANDIDATE:BASELINE for the promotion gate, or none (default: capsule:mcp-reference)",
     )
     parser.add_argument(
         "--no-replay", action="store_true", help="skip the replay of one-call bundles"
     )
     add_jobs_option(parser)
-    parser.add_argument(
-        "--index-cache", type=Path, default=None, help="reuse prepared indexes from this folder"
-    )
-    parser.add_argument("--out", type=Path, default=None, help="write the artifacts here")
+    parser.add_argument("--index-cache", type=Path, help="reuse prepared indexes from this folder")
+    parser.add_argument("--out", type=Path, help="write the artifacts here")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -112,7 +103,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--ray-address",
-        default=None,
         metavar="ADDR",
         help="the Ray cluster (with --executor ray; default: RAY_ADDRESS, else a cluster "
         "started on this machine with 'ray start')",
@@ -129,21 +119,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--shard",
         type=_shard,
-        default=None,
         metavar="K/N",
         help="run only slice K of N of the pairs and write it to --out as a shard; "
         "'agentic merge' writes the lane's report from all N",
     )
     parser.add_argument("--write", action="store_true", help="write the lane's baseline")
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="replace a previous report of another lane at --out or --write "
-        "(never a folder holding anything else)",
-    )
-    parser.add_argument(
-        "--quiet", action="store_true", help="no progress (pair counter, cohort lines) on stderr"
-    )
+    add_force_option(parser, other="another lane", where="--out or --write")
+    add_quiet_option(parser)
     parser.set_defaults(func=handle)
 
 

@@ -20,9 +20,7 @@ from agentic.resources import default_fixture_dir
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("score", help="re-score the receipts of a stored report")
     parser.add_argument("report", type=Path, help="a stored benchmark report.json")
-    parser.add_argument(
-        "--fixture", type=Path, default=None, help="the fixture it measured (default: bundled)"
-    )
+    parser.add_argument("--fixture", type=Path, help="the fixture it measured (default: bundled)")
     parser.set_defaults(func=handle)
 
 

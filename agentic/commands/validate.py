@@ -44,7 +44,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--task",
         type=Path,
-        default=None,
         help="the envelope's task file: also run the semantic checks (envelope only)",
     )
     parser.set_defaults(func=run)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.commands.argtypes import (
     add_jobs_option,
+    add_quiet_option,
     baselines_root,
     csv_items,
     positive_int,
@@ -57,31 +58,20 @@ def register(subparsers: Any) -> None:
         "verify", help="rerun named lanes and require their committed baselines"
     )
     parser.add_argument("lanes", nargs="+", metavar="LANE", help="named lanes, e.g. fixture-agent")
+    parser.add_argument("--baselines", type=Path, help="baselines root (default: the checkout's)")
     parser.add_argument(
-        "--baselines", type=Path, default=None, help="baselines root (default: the checkout's)"
+        "--fixture", type=Path, help="the fixture the baselines measured (default: each lane's own)"
     )
-    parser.add_argument(
-        "--fixture",
-        type=Path,
-        default=None,
-        help="the fixture the baselines measured (default: each lane's own)",
-    )
-    parser.add_argument(
-        "--out", type=Path, default=None, help="keep the run here (smoke: DIR, DIR-2, ...)"
-    )
-    parser.add_argument("--summary", type=Path, default=None, help="write the verdicts as JSON")
+    parser.add_argument("--out", type=Path, help="keep the run here (smoke: DIR, DIR-2, ...)")
+    parser.add_argument("--summary", type=Path, help="write the verdicts as JSON")
     add_jobs_option(parser)
-    parser.add_argument(
-        "--quiet", action="store_true", help="no progress (pair counter, cohort lines) on stderr"
-    )
+    add_quiet_option(parser)
     smoke = parser.add_argument_group("smoke", "a short subset of one lane, run repeatedly")
     smoke.add_argument("--smoke", action="store_true", help="run a subset, compare receipts")
-    smoke.add_argument("--adapter", type=csv_items, default=None, help="adapters of the lane")
-    smoke.add_argument("--task", type=csv_items, default=None, help="comma-separated task ids")
-    smoke.add_argument("--lifecycle", type=csv_items, default=None, help="cold, warm or both")
-    smoke.add_argument(
-        "--repeats", type=positive_int, default=None, help=f"runs (default {DEFAULT_REPEATS})"
-    )
+    smoke.add_argument("--adapter", type=csv_items, help="adapters of the lane")
+    smoke.add_argument("--task", type=csv_items, help="comma-separated task ids")
+    smoke.add_argument("--lifecycle", type=csv_items, help="cold, warm or both")
+    smoke.add_argument("--repeats", type=positive_int, help=f"runs (default {DEFAULT_REPEATS})")
     smoke.add_argument(
         "--allow-other-build",
         action="store_true",

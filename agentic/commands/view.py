@@ -30,14 +30,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fixture",
         type=Path,
-        default=None,
         help="the fixture the report ran on, for its oracle lines (default: bundled)",
     )
     parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="write the page here (default: REPORT_DIR/report.html)",
+        "--out", type=Path, help="write the page here (default: REPORT_DIR/report.html)"
     )
     parser.set_defaults(func=handle)
 

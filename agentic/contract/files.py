@@ -11,6 +11,7 @@ The cap defaults to ``DEFAULT_MAX_INPUT_BYTES`` (well above the largest committe
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import stat
@@ -97,3 +98,20 @@ def replace_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def lock_exclusive(path: Path, busy: ContractError, *, follow_links: bool = True) -> int:
+    """Open (creating) ``path`` and hold an exclusive ``flock`` on it: the descriptor, which the
+    caller closes to let go. Another holder means ``busy`` is raised at once, never a wait: a
+    second writer of the same output is told, not queued."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
+    fd = os.open(path, flags, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise busy from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

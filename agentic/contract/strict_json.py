@@ -155,9 +155,17 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
         raise ContractError(exc.code, f"{source}: {exc.message}") from None
 
 
-def parse_strict_object(data: str | bytes, *, source: str = "input") -> dict[str, Any]:
-    """Like parse_strict, but the top-level value must be an object."""
-    value = parse_strict(data, source=source)
-    if not isinstance(value, dict):
-        raise ContractError("malformed_json", f"{source}: top-level value must be an object")
+def parse_strict_object(
+    data: str | bytes, *, source: str = "input", code: str | None = None
+) -> dict[str, Any]:
+    """Like parse_strict, but the top-level value must be an object. With ``code``, every
+    failure is raised under that code (a document's own, e.g. ``invalid_cue_table``)."""
+    try:
+        value = parse_strict(data, source=source)
+        if not isinstance(value, dict):
+            raise ContractError("malformed_json", f"{source}: top-level value must be an object")
+    except ContractError as exc:
+        if code is None:
+            raise
+        raise ContractError(code, exc.message) from None
     return value

@@ -110,7 +110,7 @@ class LocalModel:
     def generate(self, request: GenerationRequest) -> str:
         self._preflight.model.ensure_unchanged()
         self._llama.reset()
-        messages = [{"role": m.role, "content": m.content} for m in request.messages()]
+        messages = [m.to_chat() for m in request.messages()]
         try:
             result = self._llama.create_chat_completion(
                 messages=messages,

@@ -41,6 +41,10 @@ class Message:
     role: Role
     content: str
 
+    def to_chat(self) -> dict[str, str]:
+        """The message as a chat-completion API takes it."""
+        return {"role": self.role, "content": self.content}
+
 
 @dataclass(frozen=True)
 class GenerationRequest:

@@ -100,12 +100,9 @@ def question_json(question: QuestionRun) -> dict[str, Any]:
         "tags": list(question.golden.tags),
         "expectRefusal": question.golden.expectRefusal,
         "contextError": question.context.error_code,
-        "sources": [
-            {"uri": s.uri, "startLine": s.start_line, "endLine": s.end_line}
-            for s in question.context.sources
-        ],
+        "sources": [source.to_json() for source in question.context.sources],
         "unstable": question.unstable,
-        "answers": [{"text": a.text, **a.score.to_json()} for a in question.answers],
+        "answers": [answer.to_json() for answer in question.answers],
     }
 
 

@@ -52,6 +52,9 @@ class Source:
     start_line: int
     end_line: int
 
+    def to_json(self) -> dict[str, object]:
+        return {"uri": self.uri, "startLine": self.start_line, "endLine": self.end_line}
+
 
 @dataclass(frozen=True)
 class Context:
@@ -91,6 +94,9 @@ class GenerationSettings:
 class Answer:
     text: str
     score: AnswerScore
+
+    def to_json(self) -> dict[str, object]:
+        return {"text": self.text, **self.score.to_json()}
 
 
 @dataclass(frozen=True)

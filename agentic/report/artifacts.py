@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import fcntl
 import os
 import re
 import secrets
@@ -35,7 +34,7 @@ from typing import Any, Literal
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
-from agentic.contract.files import replace_atomically
+from agentic.contract.files import lock_exclusive, replace_atomically
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.report.assemble import projection
@@ -142,17 +141,8 @@ def _same_file(fd: int, path: Path) -> bool:
 
 def _lock_once(lock: Path, target: Path) -> int | None:
     """The locked descriptor of ``lock``; None when the file was replaced before we locked it."""
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise ContractError(
-            "artifact_target_busy", f"{target} is being written by another process"
-        ) from None
-    except BaseException:
-        os.close(fd)
-        raise
+    busy = ContractError("artifact_target_busy", f"{target} is being written by another process")
+    fd = lock_exclusive(lock, busy)
     # The previous holder unlinks the file as it lets go; a lock on that unlinked file would
     # exclude nobody who opens the path afresh, so only the file still at the path counts.
     if _same_file(fd, lock):

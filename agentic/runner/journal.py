@@ -19,7 +19,6 @@ never throws away finished pairs.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import stat
@@ -30,7 +29,12 @@ from typing import Any
 
 from agentic.contract.canonical import canonical_bytes, fingerprint
 from agentic.contract.errors import ContractError
-from agentic.contract.files import TEMP_PREFIX, read_input_file, replace_atomically
+from agentic.contract.files import (
+    TEMP_PREFIX,
+    lock_exclusive,
+    read_input_file,
+    replace_atomically,
+)
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_model
@@ -148,15 +152,10 @@ def _check_folder(folder: Path) -> bool:
 
 
 def _lock(folder: Path) -> int:
-    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise ContractError(
-            "journal_busy", f"{folder}: another run is writing this output; nothing was run"
-        ) from None
-    return fd
+    busy = ContractError(
+        "journal_busy", f"{folder}: another run is writing this output; nothing was run"
+    )
+    return lock_exclusive(folder / LOCK, busy, follow_links=False)
 
 
 def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) -> None:

@@ -33,14 +33,15 @@ from agentic.runner.receipts import (
     harness_failure_receipt,
     with_retries,
 )
-from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
-from agentic.tools import tool_definitions, tools_fingerprint
+from agentic.runner.trial import TrialBounds, TrialOutcome, run_trial
+from agentic.tools import TOOL_NAMES, tool_definitions, tools_fingerprint
 
 # Harness failures a retry may cure: the pair (or the warm cohort) never ran. A failure after
 # the agent started, whatever its class, is the pair's result and is never retried.
 RETRIED_SETUP = "cold_trial_setup_failed"
 WARM_STATE_REASON = "completed before scored warm cohort"
 NO_MODEL_REASON = "one or more model-load components unavailable"
+LISTED_TOOLS = frozenset(TOOL_NAMES)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,10 @@ class CohortContext:
                     agentId=self.agent_id,
                 )
                 yield pair, task
+
+    def trial_bounds(self) -> TrialBounds:
+        """The timeout, on this context's step worker, and the contract's tools."""
+        return TrialBounds(self.timeout_s, LISTED_TOOLS, self.executor)
 
     def fingerprints(self, agent: Agent | None, task: AgentTask) -> Fingerprints:
         return Fingerprints(
@@ -156,14 +161,13 @@ def _model_load(ctx: CohortContext, reset: ResetInfo, agent: AgentSession) -> Ti
 def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None]:
     """The cold cohort's receipts in schedule order, each as soon as it and those before it
     have finished. With ``jobs`` > 1, up to that many pairs run at once."""
-    limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
     pairs = [(pair, task) for pair, task in ctx.pairs("cold") if ctx.keep(pair)]
     if ctx.jobs == 1:
         for pair, task in pairs:
-            yield _retried_cold_pair(ctx, pair, task, limits)
+            yield _retried_cold_pair(ctx, pair, task)
         return
     with futures.ThreadPoolExecutor(ctx.jobs, thread_name_prefix="agentic-pair") as pool:
-        running = [pool.submit(_own_worker_pair, ctx, pair, task, limits) for pair, task in pairs]
+        running = [pool.submit(_own_worker_pair, ctx, pair, task) for pair, task in pairs]
         try:
             for future in running:
                 yield future.result()
@@ -172,23 +176,21 @@ def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
                 future.cancel()
 
 
-def _own_worker_pair(
-    ctx: CohortContext, pair: PairIdentity, task: AgentTask, limits: TrialLimits
-) -> TrajectoryReceipt:
+def _own_worker_pair(ctx: CohortContext, pair: PairIdentity, task: AgentTask) -> TrajectoryReceipt:
     """A cold pair with its own step worker: a timed-out step abandons only this pair's."""
     executor = BoundedExecutor()
     try:
-        return _retried_cold_pair(replace(ctx, executor=executor), pair, task, limits)
+        return _retried_cold_pair(replace(ctx, executor=executor), pair, task)
     finally:
         executor.close()
 
 
 def _retried_cold_pair(
-    ctx: CohortContext, pair: PairIdentity, task: AgentTask, limits: TrialLimits
+    ctx: CohortContext, pair: PairIdentity, task: AgentTask
 ) -> TrajectoryReceipt:
     failures: list[str] = []
     while True:
-        receipt = _cold_pair(ctx, pair, task, limits)
+        receipt = _cold_pair(ctx, pair, task)
         if receipt.canonical.failure.code != RETRIED_SETUP or len(failures) == ctx.retries:
             return with_retries(receipt, failures)
         failures.append(f"{RETRIED_SETUP}: {_first_diagnostic(receipt)}")
@@ -202,9 +204,7 @@ def run_cold(ctx: CohortContext) -> list[TrajectoryReceipt]:
     return list(cold_receipts(ctx))
 
 
-def _cold_pair(
-    ctx: CohortContext, pair: PairIdentity, task: AgentTask, limits: TrialLimits
-) -> TrajectoryReceipt:
+def _cold_pair(ctx: CohortContext, pair: PairIdentity, task: AgentTask) -> TrajectoryReceipt:
     started = time.perf_counter()
     session: AdapterSession | None = None
     agent_session: AgentSession | None = None
@@ -217,7 +217,7 @@ def _cold_pair(
             agent_session = agent.open(task, tool_definitions(), seed=pair.seed)
         except Exception as exc:
             return ctx.harness_receipt(pair, task, "cold_trial_setup_failed", repr(exc))
-        outcome = run_trial(agent_session, session, task, limits, ctx.executor)
+        outcome = run_trial(agent_session, session, task, ctx.trial_bounds())
         model_load = _model_load(ctx, reset, agent_session)
         startup = Timing.measured(startup_ms)
         return ctx.trial_receipt(pair, task, agent, outcome, (startup, model_load, started))
@@ -230,7 +230,6 @@ def _cold_pair(
 
 def warm_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None]:
     """The warm cohort's receipts, each as soon as its pair has finished (or been excluded)."""
-    limits = TrialLimits(ctx.timeout_s, frozenset(t["name"] for t in tool_definitions()))
     pairs = [(pair, task) for pair, task in ctx.pairs("warm") if ctx.keep(pair)]
     failures: list[str] = []
     while True:
@@ -267,7 +266,7 @@ def warm_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
                 yield ctx.harness_receipt(pair, task, "warm_trial_setup_failed", repr(exc))
                 continue
             try:
-                outcome = run_trial(agent_session, session, task, limits, ctx.executor)
+                outcome = run_trial(agent_session, session, task, ctx.trial_bounds())
             finally:
                 agent_session.close()
             receipt = ctx.trial_receipt(

@@ -55,9 +55,13 @@ class TrialOutcome:
 
 
 @dataclass(frozen=True)
-class TrialLimits:
+class TrialBounds:
+    """What bounds a trial besides its task's budgets: every agent step and tool call ends
+    within ``timeout_s`` on ``executor``, and only ``listed_tools`` may be called."""
+
     timeout_s: float
     listed_tools: frozenset[str]
+    executor: BoundedExecutor
 
 
 def _synthetic_error(tool_name: str, code: str) -> ToolResult:
@@ -129,56 +133,53 @@ def _call_adapter(
 
 
 def run_trial(
-    agent: AgentSession,
-    adapter: AdapterSession,
-    task: AgentTask,
-    limits: TrialLimits,
-    executor: BoundedExecutor,
+    agent: AgentSession, adapter: AdapterSession, task: AgentTask, bounds: TrialBounds
 ) -> TrialOutcome:
     """One trial: steps until a final envelope or a failure. What the agent noted on the way
     (say, a rate limit its endpoint made it wait out) joins the receipt's diagnostics."""
-    outcome = _steps(agent, adapter, task, limits, executor)
+    outcome = TrialOutcome()
+    _take_steps(outcome, agent, adapter, task, bounds)
     if isinstance(agent, ReportsNotes):
         outcome.diagnostics.extend(redact(note) for note in agent.notes())
     return outcome
 
 
-def _steps(
+def _take_steps(
+    outcome: TrialOutcome,
     agent: AgentSession,
     adapter: AdapterSession,
     task: AgentTask,
-    limits: TrialLimits,
-    executor: BoundedExecutor,
-) -> TrialOutcome:
-    outcome = TrialOutcome()
+    bounds: TrialBounds,
+) -> None:
+    """Fill ``outcome`` step by step; it ends at the final envelope or the first failure."""
     visible_calls: list[VisibleCall] = []
     used_bytes = 0
     while True:
         history = tuple(visible_calls)
         started = time.perf_counter()
         try:
-            raw = executor.run(partial(agent.next_step, history), limits.timeout_s)
+            raw = bounds.executor.run(partial(agent.next_step, history), bounds.timeout_s)
         except OperationTimeoutError as exc:
             fail_trial(outcome, "agent_error", "agent_timeout", str(exc))
-            return outcome
+            return
         except AgentStepError as exc:  # classified by the agent: its endpoint failed, say
             fail_trial(outcome, exc.failure_class, exc.code, str(exc))
-            return outcome
+            return
         except ContractError:
             raise  # bad input met mid-run (a replay cache miss): the whole command ends, exit 2
         except Exception as exc:  # an agent crash is the agent's failure, never the harness's
             fail_trial(outcome, "agent_error", "invalid_agent_step", f"agent raised {exc!r}")
-            return outcome
+            return
         finally:
             outcome.driver_ms += (time.perf_counter() - started) * 1000
         try:
-            step = parse_step(raw, task, limits.listed_tools)
+            step = parse_step(raw, task, bounds.listed_tools)
         except StepError as exc:
             fail_trial(outcome, "agent_error", exc.code, str(exc))
-            return outcome
+            return
         if isinstance(step, FinalStep):
             outcome.envelope = step.envelope
-            return outcome
+            return
         name, arguments = step.toolName, step.arguments
         if len(outcome.calls) >= task.budgets.maxAgentCalls:
             code = "agent_call_budget_exceeded"
@@ -186,22 +187,22 @@ def _steps(
             fail_trial(
                 outcome, "agent_error", code, f"call {len(outcome.calls)} exceeds the budget"
             )
-            return outcome
+            return
         started = time.perf_counter()
         try:
-            called = _call_adapter(adapter, name, arguments, limits.timeout_s)
+            called = _call_adapter(adapter, name, arguments, bounds.timeout_s)
         except AdapterCallError as exc:
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
             _record_undelivered(outcome, name, arguments, exc.code)
             fail_trial(outcome, exc.failure_class, exc.code, str(exc))
-            return outcome
+            return
         except Exception as exc:  # untyped: a result that fails validation, or a crash
             outcome.tool_ms.append((time.perf_counter() - started) * 1000)
             invalid = isinstance(exc, ValidationError)
             code = "invalid_tool_result" if invalid else "tool_call_failed"
             _record_undelivered(outcome, name, arguments, code)
             fail_trial(outcome, "harness_error" if invalid else "product_error", code, repr(exc))
-            return outcome
+            return
         outcome.tool_ms.append((time.perf_counter() - started) * 1000)
         outcome.diagnostics.extend(redact(d) for d in called.diagnostics)
         # One projection and one canonicalization serve both the byte charge (what
@@ -222,7 +223,7 @@ def _steps(
                 backend_invocations=called.backend_invocations,
             )
             fail_trial(outcome, "agent_error", code, f"{used_bytes + size} bytes exceed the budget")
-            return outcome
+            return
         counted = agent.count_tokens(visible.decode("utf-8"))
         tokens = (counted.tokens, counted.tokenizer_fingerprint) if counted else None
         call = _record(

@@ -32,7 +32,7 @@ from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.receipts import PairTimings, build_receipt
-from agentic.runner.trial import TrialLimits, run_trial
+from agentic.runner.trial import TrialBounds, run_trial
 from agentic.tools import TOOL_NAMES, visible_bytes
 from tests.support.receipts import identity
 from tests.support.scripted import OneCallThenAbstain
@@ -92,7 +92,7 @@ def run_one_call(session: AdapterSession, task: AgentTask, tool: str, **argument
     executor = BoundedExecutor()
     try:
         outcome = run_trial(
-            agent, session, task, TrialLimits(30.0, frozenset(TOOL_NAMES)), executor
+            agent, session, task, TrialBounds(30.0, frozenset(TOOL_NAMES), executor)
         )
     finally:
         executor.close()

@@ -23,7 +23,7 @@ from agentic.contract.report import TaskScore
 from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.receipts import PairTimings, build_receipt
-from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
+from agentic.runner.trial import TrialBounds, TrialOutcome, run_trial
 from agentic.scoring.score import score_receipt
 from agentic.tools import tool_definitions
 from tests.support.receipts import identity
@@ -55,8 +55,8 @@ class World:
             session.reset(task, readiness_probe=False, timeout_s=TIMEOUT_S)
             listed = frozenset(t["name"] for t in tool_definitions())
             agent_session = self.agent.open(task, tool_definitions())
-            limits = TrialLimits(TIMEOUT_S, listed)
-            outcome = run_trial(agent_session, session, task, limits, self.executor)
+            bounds = TrialBounds(TIMEOUT_S, listed, self.executor)
+            outcome = run_trial(agent_session, session, task, bounds)
         finally:
             session.close()
         pair = identity(task_id, adapter.adapter_id, "fixture-01", 0, self.agent.agent_id)

@@ -36,7 +36,7 @@ from agentic.runner.agents import open_local_model_agent
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.catalog import OpenedAgent
 from agentic.runner.receipts import PairTimings, build_receipt
-from agentic.runner.trial import TrialLimits, run_trial
+from agentic.runner.trial import TrialBounds, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint
 from tests.support.receipts import identity
 from tests.support.tiny_fixture import TASK_IDS, write_tiny_fixture
@@ -68,8 +68,8 @@ class World:
         try:
             session.reset(task, readiness_probe=False, timeout_s=TIMEOUT_S)
             agent_session = agent.open(task, tool_definitions(), seed=trial.seed)
-            limits = TrialLimits(TIMEOUT_S, LISTED)
-            outcome = run_trial(agent_session, session, task, limits, self.executor)
+            bounds = TrialBounds(TIMEOUT_S, LISTED, self.executor)
+            outcome = run_trial(agent_session, session, task, bounds)
             load = agent_session.model_load_ms()
         finally:
             session.close()

@@ -16,7 +16,7 @@ from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.contract.receipt import FailureClass
 from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.trial import TrialLimits, run_trial
+from agentic.runner.trial import TrialBounds, run_trial
 from agentic.tools import TOOL_NAMES
 from tests.support.mcp import (
     DOC_B,
@@ -141,7 +141,7 @@ def test_a_foreign_result_never_reaches_the_agent(
     responses = canned_responses(search_hit(FOREIGN_DOC, FOREIGN_LINES))
     with fake_session("ok", responses=responses) as session:
         outcome = run_trial(
-            agent, session, task, TrialLimits(TIMEOUT_S, frozenset(TOOL_NAMES)), BoundedExecutor()
+            agent, session, task, TrialBounds(TIMEOUT_S, frozenset(TOOL_NAMES), BoundedExecutor())
         )
     assert outcome.failure is not None
     assert (outcome.failure.failure_class, outcome.failure.code) == (

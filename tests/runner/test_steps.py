@@ -13,7 +13,7 @@ from agentic.contract.task import AgentTask
 from agentic.runner import steps
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.steps import StepError, parse_step
-from agentic.runner.trial import TrialLimits, run_trial
+from agentic.runner.trial import TrialBounds, run_trial
 from tests.support.fakes import TASK_JSON, ScriptedAdapter, ScriptedAgent, always_ok, tool_step
 
 EVERY_TOOL = frozenset({"search", "get", "multi_get"})
@@ -77,8 +77,7 @@ def test_a_refused_tool_ends_the_trial_without_calling_the_adapter() -> None:
             ScriptedAgent([tool_step("search")]),
             adapter,
             task_allowing("get"),
-            TrialLimits(5.0, EVERY_TOOL),
-            executor,
+            TrialBounds(5.0, EVERY_TOOL, executor),
         )
     finally:
         executor.close()

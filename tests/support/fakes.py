@@ -20,7 +20,7 @@ from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.trial import TrialLimits, TrialOutcome, run_trial
+from agentic.runner.trial import TrialBounds, TrialOutcome, run_trial
 from agentic.tools import tool_definitions
 from tests.support.scripted import OneCallThenAbstain, UncountedSession
 
@@ -51,8 +51,8 @@ def run_scripted(agent: Any, adapter: Any, timeout_s: float = 5.0, **budgets: in
     """One trial of ``agent`` against ``adapter`` on ``make_task(**budgets)``, every tool listed."""
     executor = BoundedExecutor()
     try:
-        limits = TrialLimits(timeout_s, LISTED_TOOLS)
-        return run_trial(agent, adapter, make_task(**budgets), limits, executor)
+        bounds = TrialBounds(timeout_s, LISTED_TOOLS, executor)
+        return run_trial(agent, adapter, make_task(**budgets), bounds)
     finally:
         executor.close()
 

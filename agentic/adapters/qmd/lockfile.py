@@ -106,10 +106,7 @@ def lock_path() -> Path:
 
 
 def parse_qmd_lock(data: bytes, *, source: str) -> QmdLock:
-    try:
-        value = parse_strict_object(data, source=source)
-    except ContractError as exc:
-        raise ContractError("qmd_lock_malformed", exc.message) from None
+    value = parse_strict_object(data, source=source, code="qmd_lock_malformed")
     try:
         lock = QmdLock.model_validate(value)
     except ValidationError as exc:
