@@ -7,16 +7,12 @@ built here from the registries. Nothing here reaches the network at run time.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import shutil
-import signal
-import socket
 import sys
 import tempfile
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -338,107 +334,26 @@ def verify(session: nox.Session) -> None:
 
 @nox.session
 def shards(session: nox.Session) -> None:
-    """The authoritative lane as N shards (`-- N`, default 3), killed-free, merged with
-    `agentic merge`: the merged report's resultsFingerprint must be the committed baseline's."""
+    """The authoritative lane as N shards (`-- N`, default 3), merged: `agentic verify
+    --shards N` requires the merged report's resultsFingerprint to be the committed one."""
     _install(session)
-    count = int(session.posargs[0]) if session.posargs else 3
-    committed = json.loads(Path("baselines", AUTHORITATIVE_LANE, "report.json").read_bytes())
-    with tempfile.TemporaryDirectory(prefix="agentic-shards-") as work:
-        folders = [str(Path(work, f"shard-{index}")) for index in range(1, count + 1)]
-        for index, folder in enumerate(folders, start=1):
-            shard = f"{index}/{count}"
-            agentic(session, "run", "--lane", AUTHORITATIVE_LANE, "--shard", shard,
-                    "--out", folder, "--quiet", silent=True)  # fmt: skip
-        merged = Path(work, "merged")
-        agentic(session, "merge", *folders, "--out", str(merged), "--quiet", silent=True,
-                success_codes=[0, 1])  # fmt: skip
-        report = json.loads((merged / "report.json").read_bytes())
-    if report["resultsFingerprint"] != committed["resultsFingerprint"]:
-        session.error(
-            f"{count} merged shards: resultsFingerprint {report['resultsFingerprint']}, "
-            f"committed {committed['resultsFingerprint']}"
-        )
-    session.log(f"{count} merged shards reproduce {committed['resultsFingerprint']}")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _uses(pid: Path, marker: str) -> bool:
-    """Whether a process names ``marker`` on its command line or holds a file under it (Ray's
-    agents retitle themselves, but their logs stay open under the cluster's temp folder)."""
-    try:
-        if marker in (pid / "cmdline").read_bytes().decode(errors="replace"):
-            return True
-        return any(os.readlink(fd).startswith(marker) for fd in (pid / "fd").iterdir())
-    except OSError:
-        return False
-
-
-def _stop_ray_processes(session: nox.Session, marker: str) -> None:
-    """Stop the Ray processes of one local cluster: those that use its temp folders. (``ray
-    stop`` would stop every Ray process on the machine, a user's own too.)"""
-    found = [
-        int(pid.name)
-        for pid in Path("/proc").iterdir()
-        if pid.name.isdigit() and int(pid.name) != os.getpid() and _uses(pid, marker)
-    ]
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, sig)
-        time.sleep(2)
-    session.log(f"stopped {len(found)} Ray processes of the local cluster")
+    count = session.posargs[0] if session.posargs else "3"
+    agentic(session, "verify", AUTHORITATIVE_LANE, "--shards", count)
 
 
 @nox.session
 def distributed(session: nox.Session) -> None:
     """The Ray executor for real. First its tests (tests/distributed: the local executor's
     report byte for byte, a worker killed with -9 retried and recorded, a lost one excluded,
-    no cluster refused), each on its own local cluster. Then a local two-node Ray cluster
-    (`ray start --head`, then a second `ray start --address` with its own temp folder, one CPU
-    each) runs the authoritative lane; it must run on both nodes and reproduce the committed
-    resultsFingerprint. Every cluster is stopped whatever happens."""
+    no cluster refused), each on its own local cluster. Then a local two-node Ray cluster (one
+    CPU each; tests/support/ray_cluster.py starts and stops it) reruns the authoritative lane
+    with `agentic verify`: it must run on both nodes and reproduce the committed
+    resultsFingerprint."""
     _install(session, "dev,distributed")
-    _tool(session, "pytest", "-q", "tests/distributed", env={"RAY_USAGE_STATS_ENABLED": "0"})
-    ray = str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / "ray")
-    # No usage reports; no token auth (it would write ~/.ray/auth_token): the cluster listens on
-    # 127.0.0.1 only, and the driver runs with the same mode.
-    env = {**OFFLINE_ENV, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    committed = json.loads(Path("baselines", AUTHORITATIVE_LANE, "report.json").read_bytes())
-    address = f"127.0.0.1:{_free_port()}"
-    port = address.rsplit(":", 1)[1]
-    with tempfile.TemporaryDirectory(prefix="agentic-ray-") as work:
-        try:
-            session.run(ray, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
-                        "--num-cpus=1",
-                        f"--temp-dir={work}/head", "--include-dashboard=false",
-                        "--disable-usage-stats", env=env, silent=True)  # fmt: skip
-            session.run(ray, "start", f"--address={address}", "--node-ip-address=127.0.0.1",
-                        "--num-cpus=1",
-                        f"--temp-dir={work}/node", "--disable-usage-stats", env=env,
-                        silent=True)  # fmt: skip
-            out = Path(work, "run")
-            printed = agentic(session, "run", "--lane", AUTHORITATIVE_LANE, "--executor", "ray",
-                              "--ray-address", address, "--retries", "2", "--out", str(out),
-                              env=env, silent=True,
-                              success_codes=[0, 1])  # fmt: skip
-            report = json.loads((out / "report.json").read_bytes())
-        finally:
-            _stop_ray_processes(session, work)
-    spread = next((line for line in str(printed).splitlines() if "agentic: ray: " in line), "")
-    if " on 2 nodes" not in spread:
-        session.error(f"the lane did not run on both nodes: {spread or 'no ray line'}")
-    session.log(spread)
-    if report["resultsFingerprint"] != committed["resultsFingerprint"]:
-        session.error(
-            f"the lane on Ray: resultsFingerprint {report['resultsFingerprint']}, "
-            f"committed {committed['resultsFingerprint']}"
-        )
-    session.log(f"the lane on a two-node Ray cluster reproduces {committed['resultsFingerprint']}")
+    _tool(session, "pytest", "-q", "tests/distributed", env=OFFLINE_ENV)
+    _tool(session, "python", "-m", "tests.support.ray_cluster", "--nodes", "2", "--",
+          "verify", AUTHORITATIVE_LANE, "--executor", "ray", "--retries", "2",
+          env=OFFLINE_ENV)  # fmt: skip
 
 
 @nox.session(name="local-model-smoke")

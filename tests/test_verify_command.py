@@ -95,6 +95,34 @@ def test_a_rerun_that_reproduces_the_committed_baseline_exits_0(
     ]
 
 
+def test_a_rerun_as_merged_shards_reproduces_the_committed_baseline(
+    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = verify(committed, baselines, capsys, LANE, "--shards", "3")
+    assert code == 0
+    assert out.splitlines() == [
+        f"{LANE}: ok: resultsFingerprint {committed_fingerprint(baselines)} (3 shards merged) "
+        f"equals {baselines / LANE}'s; re-scored 18 pairs, none changed"
+    ]
+
+
+def test_merged_shards_that_differ_from_the_baseline_exit_1(
+    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit_json(baselines / LANE / "canonical.json", lambda c: c.update(resultsFingerprint=OTHER_FP))
+    code, out, _ = verify(committed, baselines, capsys, LANE, "--shards", "2")
+    assert code == 1
+    assert out.startswith(f"{LANE}: FAIL: resultsFingerprint differs")
+
+
+def test_a_rerun_in_worker_processes_reproduces_the_committed_baseline(
+    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = (LANE, "--executor", "processes", "--jobs", "2")
+    code, out, _ = verify(committed, baselines, capsys, *args)
+    assert code == 0, out
+
+
 def test_a_committed_fingerprint_that_differs_exits_1_naming_both(
     committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -152,6 +180,14 @@ def test_smoke_options_without_smoke_exit_2(
     code, _, err = verify(committed, baselines, capsys, LANE, "--task", TASK_A)
     assert code == 2
     assert err == "agentic: invalid_cli_option: --task: only with --smoke\n"
+
+
+def test_shards_with_smoke_exit_2(
+    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = verify(committed, baselines, capsys, LANE, "--smoke", "--shards", "2")
+    assert code == 2
+    assert err == "agentic: invalid_cli_option: --shards: not with --smoke\n"
 
 
 def test_a_smoke_adapter_outside_the_lane_exits_2(

@@ -70,6 +70,35 @@ def add_quiet_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) 
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    """``--executor``, ``--ray-address`` and ``--retries``: where the pairs of a run execute,
+    and how often a pair whose worker or setup failed is attempted again."""
+    parser.add_argument(
+        "--executor",
+        choices=("local", "processes", "ray"),
+        default="local",
+        help="where pairs run: this process (default; --jobs cold pairs at once in threads, or "
+        "in worker processes for an agent that runs one pair at a time), --jobs worker "
+        "processes, or Ray tasks on a Ray cluster (the 'distributed' extra); the report is the "
+        "same bytes on each",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster (with --executor ray; default: RAY_ADDRESS, else a cluster "
+        "started on this machine with 'ray start')",
+    )
+    parser.add_argument(
+        "--retries",
+        type=non_negative_int,
+        default=0,
+        metavar="K",
+        help="re-attempt a pair up to K times after a harness failure (a lost Ray worker or "
+        "node, a pair whose setup failed); never after an agent or product failure; each "
+        "retry is recorded in the receipt's observations",
+    )
+
+
 def add_jobs_option(parser: argparse.ArgumentParser) -> None:
     """``--jobs N``: cold pairs at once; receipts and reports never depend on N."""
     parser.add_argument(

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import add_force_option, add_quiet_option
 from agentic.contract.errors import ContractError
+
+if TYPE_CHECKING:
+    from agentic.lane import LaneOutcome
+    from agentic.runner.progress import Progress
 
 
 def register(subparsers: Any) -> None:
@@ -29,14 +34,30 @@ def register(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from agentic.commands.argtypes import progress_printer
+
+    outcome = merge_into(
+        args.shards, args.fixture, args.out, force=args.force, progress=progress_printer(args.quiet)
+    )
+    sys.stdout.write(outcome.markdown)
+    reason = outcome.failure or outcome.harness_error
+    if reason is not None:
+        print(f"agentic: {reason}", file=sys.stderr)
+    return outcome.exit_code
+
+
+def merge_into(
+    shards: Sequence[Path], fixture_dir: Path | None, out: Path, *, force: bool, progress: Progress
+) -> LaneOutcome:
+    """Merge the folders of all N shards of one run into the lane's report at ``out``, on the
+    shards' fixture (``fixture_dir``, default: the kit's fixture the shards name)."""
     from agentic.fixture.loader import load_fixture
     from agentic.lane import report_lane
     from agentic.report.output_dir import check_output, lane_identity
     from agentic.resources import fixtures_dir
     from agentic.shards import load_shard, merge_shards
 
-    merged = merge_shards([load_shard(folder) for folder in args.shards])
-    fixture = load_fixture(args.fixture or fixtures_dir() / merged.fixture_name)
+    merged = merge_shards([load_shard(folder) for folder in shards])
+    fixture = load_fixture(fixture_dir or fixtures_dir() / merged.fixture_name)
     if fixture.snapshot.fingerprint != merged.run["fixture"]:
         raise ContractError(
             "shards_mismatch",
@@ -44,19 +65,14 @@ def handle(args: argparse.Namespace) -> int:
             f"{fixture.snapshot.fingerprint[:12]}, shards {str(merged.run['fixture'])[:12]})",
         )
     adapters = [a["id"] for a in merged.run["adapters"]]
-    check_output(args.out, lane_identity(merged.run["agent"]["id"], adapters), force=args.force)
-    outcome = report_lane(
+    check_output(out, lane_identity(merged.run["agent"]["id"], adapters), force=force)
+    return report_lane(
         merged.result,
         fixture,
         environment=merged.environment,
         gate=merged.gate,
-        target=args.out,
+        target=out,
         write=False,
-        force=args.force,
-        progress=progress_printer(args.quiet),
+        force=force,
+        progress=progress,
     )
-    sys.stdout.write(outcome.markdown)
-    reason = outcome.failure or outcome.harness_error
-    if reason is not None:
-        print(f"agentic: {reason}", file=sys.stderr)
-    return outcome.exit_code

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import (
     add_backend_option,
+    add_executor_options,
     add_force_option,
     add_jobs_option,
     add_quiet_option,
     csv_items,
-    non_negative_int,
     positive_int,
     progress_printer,
 )
@@ -92,30 +92,7 @@ def register(subparsers: Any) -> None:
         help="finish the interrupted run of this lane at --out (or --write): only the pairs "
         "its journal lacks are run; the report is the one an uninterrupted run writes",
     )
-    parser.add_argument(
-        "--executor",
-        choices=("local", "processes", "ray"),
-        default="local",
-        help="where pairs run: this process (default; --jobs cold pairs at once in threads, or "
-        "in worker processes for an agent that runs one pair at a time), --jobs worker "
-        "processes, or Ray tasks on a Ray cluster (the 'distributed' extra); the report is the "
-        "same bytes on each",
-    )
-    parser.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        help="the Ray cluster (with --executor ray; default: RAY_ADDRESS, else a cluster "
-        "started on this machine with 'ray start')",
-    )
-    parser.add_argument(
-        "--retries",
-        type=non_negative_int,
-        default=0,
-        metavar="K",
-        help="re-attempt a pair up to K times after a harness failure (a lost Ray worker or "
-        "node, a pair whose setup failed); never after an agent or product failure; each "
-        "retry is recorded in the receipt's observations",
-    )
+    add_executor_options(parser)
     parser.add_argument(
         "--shard",
         type=_shard,

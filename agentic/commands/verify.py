@@ -1,10 +1,13 @@
 """``agentic verify LANE [LANE ...]``: do the committed lane baselines still describe this code?
 
-Rerun (the default): each named lane is rerun in-process, into a temporary folder or ``--out``;
-its ``resultsFingerprint`` must equal the committed ``<baselines>/<lane>/canonical.json``'s, and
-the committed report is re-scored with the current scorer (what ``agentic score`` does). Each
-lane runs on its own fixture (``LaneEntry.fixture``) unless ``--fixture`` names one, and with
-``--jobs N`` as ``agentic run`` does (the report is the same for every N).
+Rerun (the default): each named lane is rerun, into a temporary folder or ``--out``; its
+``resultsFingerprint`` must equal the committed ``<baselines>/<lane>/canonical.json``'s, and the
+committed report is re-scored with the current scorer (what ``agentic score`` does). Each lane
+runs on its own fixture (``LaneEntry.fixture``) unless ``--fixture`` names one, and with
+``--jobs``, ``--executor``, ``--ray-address`` and ``--retries`` as ``agentic run`` takes them
+(the report is the same bytes for each). ``--shards N`` runs the lane as N shards, one after
+another, and merges them (``agentic run --shard K/N`` then ``agentic merge``): the merged
+report must reproduce the baseline as well.
 
 Smoke (``--smoke``, one lane): a subset of the lane (``--adapter``, ``--task``, ``--lifecycle``)
 is run ``--repeats`` times (default 2). Every run's report must validate, all runs must give one
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.commands.argtypes import (
+    add_executor_options,
     add_jobs_option,
     add_quiet_option,
     baselines_root,
@@ -65,6 +69,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--out", type=Path, help="keep the run here (smoke: DIR, DIR-2, ...)")
     parser.add_argument("--summary", type=Path, help="write the verdicts as JSON")
     add_jobs_option(parser)
+    add_executor_options(parser)
+    parser.add_argument(
+        "--shards",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="rerun each lane as N shards, merged into its report (not with --smoke)",
+    )
     add_quiet_option(parser)
     smoke = parser.add_argument_group("smoke", "a short subset of one lane, run repeatedly")
     smoke.add_argument("--smoke", action="store_true", help="run a subset, compare receipts")
@@ -104,6 +116,7 @@ class Verdict:
     committed_fingerprint: str | None = None
     rescored: tuple[int, int] | None = None  # (pairs, changed)
     runs: int = 1
+    shards: int = 1  # a rerun as that many shards, merged
     receipts_compared: int | None = None
     receipts_not_compared: str | None = None
 
@@ -116,8 +129,9 @@ class Verdict:
             return f"{self.lane}: FAIL: {'; '.join(self.problems)}"
         if self.mode == "rerun":
             assert self.rescored is not None
+            merged = f" ({self.shards} shards merged)" if self.shards > 1 else ""
             return (
-                f"{self.lane}: ok: resultsFingerprint {self.results_fingerprint} equals "
+                f"{self.lane}: ok: resultsFingerprint {self.results_fingerprint}{merged} equals "
                 f"{self.baseline}'s; re-scored {self.rescored[0]} pairs, none changed"
             )
         receipts = (
@@ -144,6 +158,7 @@ class Verdict:
             "rescoredPairs": None if self.rescored is None else self.rescored[0],
             "rescoreChanged": None if self.rescored is None else self.rescored[1],
             "runs": self.runs,
+            "shards": self.shards,
             "receiptsCompared": self.receipts_compared,
             "receiptsNotCompared": self.receipts_not_compared,
         }
@@ -158,6 +173,10 @@ class Plan:
     out: Path | None
     progress: Progress = QUIET
     jobs: int = 1
+    executor: Literal["local", "processes", "ray"] = "local"
+    ray_address: str | None = None
+    retries: int = 0
+    shards: int = 1  # more than one: the rerun runs as that many shards, then merged
 
     def fixture_dir(self, lane: LaneEntry) -> Path:
         return self.fixture_override or lane.fixture_dir()
@@ -197,6 +216,8 @@ def check_options(args: argparse.Namespace) -> None:
         raise ContractError("invalid_cli_option", f"{', '.join(given)}: only with --smoke")
     if args.smoke and len(args.lanes) != 1:
         raise ContractError("invalid_cli_option", "--smoke verifies one lane")
+    if args.smoke and args.shards > 1:
+        raise ContractError("invalid_cli_option", "--shards: not with --smoke")
     if args.out is not None and len(args.lanes) != 1:
         raise ContractError("invalid_cli_option", "--out keeps the run of one lane")
 
@@ -250,8 +271,31 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
         fixture_dir=plan.fixture_dir(lane),
         catalog=plan.catalog,
         jobs=plan.jobs,
+        executor=plan.executor,
+        ray_address=plan.ray_address,
+        retries=plan.retries,
         **lane.run_settings(),
     )
+
+
+def run_sharded(request: LaneRequest, count: int, name: str, progress: Progress) -> Path:
+    """Run a lane as ``count`` shards, one after another, and merge them into ``request.out``
+    (what ``agentic run --shard K/N`` for each K and then ``agentic merge`` do)."""
+    from agentic.commands.merge import merge_into
+    from agentic.runner.plan import Shard
+
+    assert request.out is not None
+    with tempfile.TemporaryDirectory(prefix="agentic-verify-shards-") as scratch:
+        folders = [Path(scratch, f"shard-{index}") for index in range(1, count + 1)]
+        for index, folder in enumerate(folders, start=1):
+            progress.note(f"verify: {name} shard {index}/{count}")
+            run_into(replace(request, out=folder, shard=Shard(index, count)), name, progress)
+        outcome = merge_into(
+            folders, request.fixture_dir, request.out, force=False, progress=progress
+        )
+    if outcome.failure is not None or outcome.harness_error is not None:
+        raise ContractError("lane_failed", f"{name}: {outcome.failure or outcome.harness_error}")
+    return request.out
 
 
 def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> Verdict:
@@ -259,8 +303,11 @@ def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> 
     lane = committed.lane
     plan.progress.note(f"verify: rerunning {lane.name}")
     with tempfile.TemporaryDirectory(prefix="agentic-verify-") as scratch:
-        out = plan.out or Path(scratch) / "run"
-        run_into(replace(lane_request(plan, lane), out=out), lane.name, plan.progress)
+        request = replace(lane_request(plan, lane), out=plan.out or Path(scratch) / "run")
+        if plan.shards > 1:
+            out = run_sharded(request, plan.shards, lane.name, plan.progress)
+        else:
+            out = run_into(request, lane.name, plan.progress)
         fresh = read_results_fingerprint(out / "canonical.json")
     expected = committed.results_fingerprint
     problems = []
@@ -281,6 +328,7 @@ def rerun(plan: Plan, committed: Committed, rescored: tuple[int, list[str]]) -> 
         details=tuple(changed),
         committed_fingerprint=expected,
         rescored=(pairs, len(changed)),
+        shards=plan.shards,
     )
 
 
@@ -411,6 +459,10 @@ def handle(args: argparse.Namespace) -> int:
         out=args.out,
         progress=progress_printer(args.quiet),
         jobs=args.jobs,
+        executor=args.executor,
+        ray_address=args.ray_address,
+        retries=args.retries,
+        shards=args.shards,
     )
     verdicts = []
     for verdict in smokes(plan, committed, args) if args.smoke else reruns(plan, committed):

@@ -1,11 +1,21 @@
-"""A real local Ray cluster for the Ray executor's tests: one head started with ``ray start``
-from the test's own environment, stopped by its temp folder (never ``ray stop``, which would
-stop every Ray process on the machine)."""
+"""A real local Ray cluster for the Ray executor's tests: a head, and any further nodes, started
+with ``ray start`` from the test's own environment, each with its own temp folder, and stopped by
+those folders (never ``ray stop``, which would stop every Ray process on the machine).
+
+As a program (``nox -s distributed``), it runs one ``agentic`` command against such a cluster::
+
+    python -m tests.support.ray_cluster --nodes 2 -- verify fixture-agent --executor ray
+
+The command gets ``--ray-address`` of the cluster; with ``--nodes N`` its Ray line (``agentic:
+ray: U units on M nodes``) must name all N nodes. The exit code is the command's, else 1.
+"""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -53,21 +63,25 @@ def stop(marker: str) -> None:
         time.sleep(1)
 
 
-@contextlib.contextmanager
-def local_cluster(cpus: int = 2) -> Iterator[str]:
-    """A head node with ``cpus`` CPUs; yields its address."""
+def _ray_start(*args: str) -> None:
     ray = Path(sys.executable).parent / "ray"
+    subprocess.run(
+        [str(ray), "start", "--node-ip-address=127.0.0.1", "--disable-usage-stats", *args],
+        check=True, capture_output=True, timeout=START_TIMEOUT_S, env={**os.environ, **RAY_ENV},
+    )  # fmt: skip
+
+
+@contextlib.contextmanager
+def local_cluster(cpus: int = 2, nodes: int = 1) -> Iterator[str]:
+    """A head and ``nodes - 1`` further nodes with ``cpus`` CPUs each; yields the address."""
     work = tempfile.mkdtemp(prefix="agentic-ray-test-")  # short: Ray's socket paths sit under it
-    port = free_port()
+    address = f"127.0.0.1:{free_port()}"
     try:
-        subprocess.run(
-            [str(ray), "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
-             f"--num-cpus={cpus}",
-             f"--temp-dir={work}", "--include-dashboard=false", "--disable-usage-stats"],
-            check=True, capture_output=True, timeout=START_TIMEOUT_S,
-            env={**os.environ, **RAY_ENV},
-        )  # fmt: skip
-        yield f"127.0.0.1:{port}"
+        _ray_start("--head", f"--port={address.rsplit(':', 1)[1]}", f"--num-cpus={cpus}",
+                   f"--temp-dir={work}/head", "--include-dashboard=false")  # fmt: skip
+        for index in range(1, nodes):
+            _ray_start(f"--address={address}", f"--num-cpus={cpus}", f"--temp-dir={work}/{index}")
+        yield address
     finally:
         stop(work)
         shutil.rmtree(work, ignore_errors=True)
@@ -86,3 +100,34 @@ def unit_workers() -> list[int]:
         if command.startswith(b"ray::ray_unit"):
             found.append(int(pid.name))
     return found
+
+
+RAY_LINE = re.compile(r"agentic: ray: ([0-9]+) units on ([0-9]+) nodes")
+
+
+def run_on_cluster(nodes: int, agentic_args: list[str]) -> int:
+    """``agentic ARGS --ray-address ADDR`` on a local cluster of ``nodes`` one-CPU nodes; its
+    stderr is passed through and must hold a Ray line naming every node."""
+    with local_cluster(cpus=1, nodes=nodes) as address:
+        command = [sys.executable, "-m", "agentic", *agentic_args, "--ray-address", address]
+        done = subprocess.run(
+            command, stderr=subprocess.PIPE, text=True, env={**os.environ, **RAY_ENV}, check=False
+        )
+    sys.stderr.write(done.stderr)
+    spread = RAY_LINE.search(done.stderr)
+    if spread is None or int(spread.group(2)) != nodes:
+        print(f"ray_cluster: the run did not use all {nodes} nodes", file=sys.stderr)
+        return done.returncode or 1
+    return done.returncode
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.support.ray_cluster")
+    parser.add_argument("--nodes", type=int, default=2, help="nodes of one CPU each")
+    parser.add_argument("agentic_args", nargs="+", metavar="ARG", help="an agentic command")
+    args = parser.parse_args(argv)
+    return run_on_cluster(args.nodes, args.agentic_args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
