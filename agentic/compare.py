@@ -278,7 +278,7 @@ def load_report(path: Path) -> LoadedReport:
 # --- comparing --------------------------------------------------------------------------------
 
 
-def _first_difference(base: Any, new: Any, path: str) -> str | None:
+def _first_difference(base: object, new: object, path: str) -> str | None:
     if isinstance(base, dict) and isinstance(new, dict):
         for key in sorted(set(base) | set(new)):
             found = _first_difference(base.get(key), new.get(key), f"{path}.{key}")

@@ -109,7 +109,7 @@ def _validators() -> MappingProxyType[str, jsonschema.Draft7Validator]:
     )
 
 
-def argument_errors(tool_name: str, arguments: Any) -> list[str]:
+def argument_errors(tool_name: str, arguments: object) -> list[str]:
     """Schema errors of one call's arguments (empty when valid); an unknown tool is one error."""
     validator = _validators().get(tool_name)
     if validator is None:
@@ -150,7 +150,7 @@ def _bundle_carries_evidence(result: ToolResult) -> bool:
     return needed <= carried
 
 
-def _as_int(value: Any) -> int:
+def _as_int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 

@@ -107,7 +107,7 @@ def _check_keys(value: dict[str, Any], allowed: frozenset[str], pointer: str) ->
         raise _error(f"{pointer}/{unknown[0]}", "unknown field")
 
 
-def _parse_cue(value: Any, pointer: str) -> str:
+def _parse_cue(value: object, pointer: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _error(pointer, "a cue must be a non-blank string")
     if value != value.lower():
@@ -117,7 +117,7 @@ def _parse_cue(value: Any, pointer: str) -> str:
     return value
 
 
-def _parse_cues(value: Any, pointer: str) -> tuple[str, ...]:
+def _parse_cues(value: object, pointer: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise _error(pointer, "cues must be a non-empty array")
     cues = tuple(_parse_cue(item, f"{pointer}/{index}") for index, item in enumerate(value))
@@ -156,7 +156,7 @@ def _parse_pattern(source: str, pointer: str) -> re.Pattern[str]:
     return compiled
 
 
-def _parse_select(value: Any, pointer: str) -> str | None:
+def _parse_select(value: object, pointer: str) -> str | None:
     if value is None:
         return None
     if value not in SELECTIONS:
@@ -164,7 +164,7 @@ def _parse_select(value: Any, pointer: str) -> str | None:
     return str(value)
 
 
-def _parse_claim(value: Any, pointer: str, version: str) -> ClaimCues:
+def _parse_claim(value: object, pointer: str, version: str) -> ClaimCues:
     if not isinstance(value, dict):
         raise _error(pointer, "a claim entry must be an object")
     _check_keys(value, _CLAIM_KEYS[version], pointer)
@@ -186,7 +186,7 @@ def _parse_claim(value: Any, pointer: str, version: str) -> ClaimCues:
     )
 
 
-def _parse_claims(value: Any, version: str) -> dict[str, ClaimCues]:
+def _parse_claims(value: object, version: str) -> dict[str, ClaimCues]:
     if not isinstance(value, dict):
         raise _error("/claims", "claims must be an object")
     claims: dict[str, ClaimCues] = {}

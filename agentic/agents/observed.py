@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeGuard
 
 from agentic.contract.errors import ContractError
 from agentic.contract.steps import VisibleCall, VisibleEvidence
@@ -44,11 +44,13 @@ def from_visible(evidence: VisibleEvidence) -> Item:
     )
 
 
-def _is_line(value: Any) -> bool:
+def _is_line(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _checked(uri: Any, start: Any, end: Any, source: Any, text: Any, *, span: Any) -> Item | None:
+def _checked(
+    uri: object, start: object, end: object, source: object, text: object, *, span: object
+) -> Item | None:
     if not (isinstance(uri, str) and uri.startswith("gno://")):
         return None
     if not (_is_line(start) and _is_line(end) and start <= end):
@@ -60,14 +62,14 @@ def _checked(uri: Any, start: Any, end: Any, source: Any, text: Any, *, span: An
     return Item(uri, source, start, end, text, span if isinstance(span, str) else None)
 
 
-def _tuple_item(value: Any) -> Item | None:
+def _tuple_item(value: object) -> Item | None:
     # [uri, startLine, endLine, sourceHash, mirrorHash, passageHash, text, ...]
     if not (isinstance(value, list) and len(value) >= 7):
         return None
     return _checked(value[0], value[1], value[2], value[3], value[6], span=value[5])
 
 
-def _object_item(value: Any) -> Item | None:
+def _object_item(value: object) -> Item | None:
     if not isinstance(value, dict):
         return None
     return _checked(

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentic.contract.errors import ContractError
 from agentic.resources import repo_root
 from agentic.runner.progress import Progress, progress_for
+
+if TYPE_CHECKING:
+    # What ``register(subparsers)`` of each command module receives (generic only in typeshed).
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def csv_items(value: str) -> tuple[str, ...]:

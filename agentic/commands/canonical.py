@@ -10,14 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.validate import read_input
 from agentic.contract.canonical import canonical_bytes, sha256_hex
 from agentic.contract.strict_json import parse_strict
 
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "canonical",
         help="print the RFC 8785 canonical bytes (or their sha256) of a JSON file",

@@ -5,11 +5,12 @@ every named lane. ``--names adapters|agents|lanes`` prints one kind's names, one
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import add_backend_option
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.runner.catalog import AdapterEntry
 
 
@@ -59,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("catalog", help="list the adapters, agents and named lanes")
     add_backend_option(parser)
     parser.add_argument(

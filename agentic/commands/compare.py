@@ -20,10 +20,13 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import baselines_root
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 
 def tolerance(value: str) -> float:
@@ -36,7 +39,7 @@ def tolerance(value: str) -> float:
     return number
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     from agentic.compare import DEFAULT_TOLERANCE
 
     parser = subparsers.add_parser("compare", help="gate a report against a baseline")

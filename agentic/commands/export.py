@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agentic.contract.errors import ContractError
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.contract.receipt import TrajectoryReceipt
     from agentic.contract.report import BenchmarkReport, ScoreRecord
 
@@ -42,7 +43,7 @@ CLAIM_LISTS = (
 TIMINGS = ("startup", "modelLoad", "tool", "driver", "endToEnd")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "export", help="export a report's pairs as JSON lines or CSV", description=__doc__
     )

@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentic.fixture.loader import load_fixture
 from agentic.fixture.pin import HeaderOverrides, pin_fixture
 from agentic.fixture.status import fixture_status, render_status
 from agentic.resources import default_fixture_dir
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 
 def _fixture_dir(args: argparse.Namespace) -> Path:
@@ -105,7 +108,7 @@ def _add_header_options(parser: argparse.ArgumentParser, *, new: bool) -> None:
     )
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("fixture", help="verify, describe or re-pin a fixture")
     actions = parser.add_subparsers(dest="fixture_command", required=True)
 

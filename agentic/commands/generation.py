@@ -27,6 +27,7 @@ from agentic.contract.errors import ContractError
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.fixture.loader import Fixture
     from agentic.generation.runner import GenerationSettings, Mode
     from agentic.ranking.goldens import GoldenSet
@@ -59,7 +60,7 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     add_quiet_option(parser)
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("generation", help="score answers in oracle/e2e/noretrieval")
     parser.add_argument("--model", required=True, help="mock or local:<lock>")
     add_generation_options(parser)

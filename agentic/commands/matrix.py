@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import progress_printer
 from agentic.commands.argtypes import unique_csv_items as csv_list
@@ -25,8 +25,11 @@ from agentic.commands.generation import (
     settings_from,
 )
 
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("matrix", help="capability table across locked local models")
     parser.add_argument("--models", type=csv_list, help="default: mock + locks")
     add_generation_options(parser)

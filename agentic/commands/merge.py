@@ -6,17 +6,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import add_force_option, add_quiet_option
 from agentic.contract.errors import ContractError
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.lane import LaneOutcome
     from agentic.runner.progress import Progress
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("merge", help="merge a lane's shards into its report")
     parser.add_argument(
         "shards", type=Path, nargs="+", metavar="SHARD_DIR", help="the folders of all N shards"

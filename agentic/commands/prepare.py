@@ -15,7 +15,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentic.adapters.base import Adapter, PreparedIndex
 from agentic.adapters.errors import AdapterError
@@ -25,6 +25,9 @@ from agentic.fixture.loader import Fixture, load_fixture
 from agentic.resources import default_fixture_dir
 from agentic.runner.catalog import Catalog, load_catalog
 from agentic.runner.index_cache import prepare_cached
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 PREPARE_TIMEOUT_S = 600.0
 
@@ -79,7 +82,7 @@ def _into_cache(adapter: Adapter, fixture: Fixture, cache: Path) -> PreparedInde
     return cached.prepared
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("prepare", help="build an adapter's native index")
     parser.add_argument("--adapter", help="adapter id (`agentic catalog` lists them)")
     parser.add_argument("--lane", help="every preparable adapter of a named lane")

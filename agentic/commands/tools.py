@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.canonical import stable_pretty_json
 from agentic.tools import tool_definitions, tools_fingerprint
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -19,7 +22,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("tools", help="print the frozen tool contract")
     parser.add_argument(
         "--fingerprint", action="store_true", help="print only the tools fingerprint"

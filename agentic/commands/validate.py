@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
@@ -18,6 +18,9 @@ from agentic.contract.files import read_input_file
 from agentic.contract.report import BenchmarkReport
 from agentic.contract.schemas import parse_and_load
 from agentic.contract.semantics import envelope_issues
+
+if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
 
 KINDS: dict[str, str] = {
     "task": "agent-task",
@@ -33,7 +36,7 @@ def read_input(path: Path) -> bytes:
     return read_input_file(path)
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="validate a task, oracle, envelope, receipt or report file",

@@ -45,6 +45,7 @@ from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.runner.progress import QUIET, Progress
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.compare import LoadedReport
     from agentic.contract.report import BenchmarkReport
     from agentic.lane import LaneRequest
@@ -57,7 +58,7 @@ OTHER_BUILD = (
 )
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
         "verify", help="rerun named lanes and require their committed baselines"
     )

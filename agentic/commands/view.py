@@ -12,17 +12,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.errors import EXIT_OK, ContractError
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
+    from agentic.commands.argtypes import Subparsers
     from agentic.contract.report import BenchmarkReport
     from agentic.scoring.task_facts import TaskFacts
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("view", help="build report.html from a stored report")
     parser.add_argument(
         "report_dir", type=Path, metavar="REPORT_DIR", help="a lane's report folder"

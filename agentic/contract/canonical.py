@@ -64,7 +64,7 @@ class _NonJsonError(Exception):
         return ContractError("non_json_value", f"{self.reason} at {pointer or '/'}")
 
 
-def _reject_non_json(value: Any) -> None:
+def _reject_non_json(value: object) -> None:
     if value is None or isinstance(value, bool):
         return
     if isinstance(value, int):
@@ -102,7 +102,7 @@ def _reject_non_json(value: Any) -> None:
     raise _NonJsonError(f"{type(value).__name__} is not a JSON value")
 
 
-def _check(value: Any) -> None:
+def _check(value: object) -> None:
     try:
         _reject_non_json(value)
     except _NonJsonError as rejected:

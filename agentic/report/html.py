@@ -19,9 +19,8 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.envelope import ClaimValue, FinalEnvelope
 from agentic.contract.receipt import Call, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, ScoreRecord
 from agentic.contract.text import clip
@@ -160,7 +159,7 @@ TONES = {
 }
 
 
-def _value_text(value: Any) -> str:
+def _value_text(value: ClaimValue) -> str:
     return json.dumps(value.value, ensure_ascii=False, separators=(",", ":"))
 
 

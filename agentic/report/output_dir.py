@@ -83,11 +83,11 @@ class Identity:
 Reader = Callable[[str], Any]  # a file name -> its parsed JSON, None when it names nothing
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _ids(items: Any, key: str) -> list[str] | None:
+def _ids(items: object, key: str) -> list[str] | None:
     if not isinstance(items, list):
         return None
     found = [_text(item.get(key)) if isinstance(item, dict) else None for item in items]
@@ -123,7 +123,7 @@ def _ranking_identity(names: frozenset[str], read: Reader) -> str | None:
     return None if adapters is None else f"adapters {','.join(adapters) or 'none'}"
 
 
-def _model_id(report: Any) -> str | None:
+def _model_id(report: object) -> str | None:
     if not isinstance(report, dict) or report.get("reportKind") != "generation":
         return None
     model = report.get("model")

@@ -29,7 +29,7 @@ _MAX_TIME_DAYS = 100_000_000  # ECMAScript time values span +-8.64e15 ms = +-1e8
 _MINUTES_PER_DAY = 24 * 60
 
 
-def normalize_scalar(value: Any, normalizer: NormalizerId) -> Any:
+def normalize_scalar(value: object, normalizer: NormalizerId) -> Any:
     if not isinstance(value, str):
         return value
     if normalizer == "trim-lower-v1":

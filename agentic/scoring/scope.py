@@ -16,7 +16,7 @@ from agentic.contract.receipt import CanonicalReceipt
 _MISSING = object()
 
 
-def strict_equal(left: Any, right: Any) -> bool:
+def strict_equal(left: object, right: object) -> bool:
     """JSON-primitive equality without Python's bool/int and int/float mixing surprises."""
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left is right
@@ -58,7 +58,7 @@ def filters_correct(receipt: CanonicalReceipt, oracle: HiddenOracle) -> bool:
     )
 
 
-def _filter_matches(arguments: Mapping[str, Any], key: str, expected: Any) -> bool:
+def _filter_matches(arguments: Mapping[str, Any], key: str, expected: object) -> bool:
     return strict_equal(nested_value(arguments, key), expected) or strict_equal(
         nested_value(arguments, f"filters.{key}"), expected
     )
