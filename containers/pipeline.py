@@ -81,10 +81,11 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Lane:
-    """One kit invocation: ``agentic verify ARGS`` against the committed baselines when
-    ``verify`` (exit 1: it did not reproduce them), else ``agentic run ARGS``, which only has to
-    complete. ``args`` exclude --fixture, --baselines, --out, --summary and --quiet."""
+class Rerun:
+    """One rerun of a lane, or of a subset of one: ``agentic verify ARGS`` against the committed
+    baselines when ``verify`` (exit 1: it did not reproduce them), else ``agentic run ARGS``,
+    which only has to complete. ``args`` exclude --fixture, --baselines, --out, --summary and
+    --quiet."""
 
     name: str
     args: tuple[str, ...]
@@ -92,7 +93,7 @@ class Lane:
 
 
 @dataclass(frozen=True)
-class LaneResult:
+class RerunResult:
     exit_code: int
     seconds: float
     out: Path
@@ -219,10 +220,10 @@ def require_authoritative_baseline(committed: frozenset[str], fixture: Path | No
         )
 
 
-def authoritative_lane(committed: frozenset[str]) -> Lane:
+def authoritative_lane(committed: frozenset[str]) -> Rerun:
     if AUTHORITATIVE_LANE in committed:
-        return Lane("authoritative", (AUTHORITATIVE_LANE,), verify=True)
-    return Lane("authoritative", ("--lane", AUTHORITATIVE_LANE))
+        return Rerun("authoritative", (AUTHORITATIVE_LANE,), verify=True)
+    return Rerun("authoritative", ("--lane", AUTHORITATIVE_LANE))
 
 
 def smoke_lanes(
@@ -230,25 +231,25 @@ def smoke_lanes(
     has_local_model: bool,
     first_task: str,
     committed: frozenset[str] = frozenset(),
-) -> tuple[Lane, ...]:
+) -> tuple[Rerun, ...]:
     """The smoke lanes this kit version has: real qmd over MCP (its optional lane), and the
     local model on one task, cold. Each verifies against its committed lane when there is one."""
-    lanes: list[Lane] = []
+    lanes: list[Rerun] = []
     if "qmd-lex" in adapter_ids:
         if QMD_LEX_LANE in committed:
-            lanes.append(Lane("qmd-lex", (QMD_LEX_LANE,), verify=True))
+            lanes.append(Rerun("qmd-lex", (QMD_LEX_LANE,), verify=True))
         else:
-            lanes.append(Lane("qmd-lex", ("--lane", QMD_LEX_LANE)))
+            lanes.append(Rerun("qmd-lex", ("--lane", QMD_LEX_LANE)))
     if has_local_model:
         subset = ("--adapter", "lexical", "--lifecycle", "cold", "--task", first_task)
         if LOCAL_MODEL_LANE in committed:
             # One run (the host's nox session checks repeatability); the image may build
             # llama.cpp with other CPU flags, whose text the committed receipts cannot hold.
             smoke = ("--smoke", *subset, "--repeats", "1", "--allow-other-build")
-            lanes.append(Lane("local-model", (LOCAL_MODEL_LANE, *smoke), verify=True))
+            lanes.append(Rerun("local-model", (LOCAL_MODEL_LANE, *smoke), verify=True))
         else:
             run = ("--agent", "local-model", *subset, "--promote", "none")
-            lanes.append(Lane("local-model", run))
+            lanes.append(Rerun("local-model", run))
     return tuple(lanes)
 
 
@@ -258,7 +259,7 @@ def summary_path(out: Path) -> Path:
 
 
 def lane_command(
-    lane: Lane, *, fixture: str | None, out: str, baselines: str | None = None
+    lane: Rerun, *, fixture: str | None, out: str, baselines: str | None = None
 ) -> list[str]:
     if lane.verify:
         if baselines is None:
@@ -324,8 +325,8 @@ def timed(action: Callable[[], int]) -> tuple[int, float]:
 
 
 def run_host_lane(
-    lane: Lane, fixture: Path | None, out: Path, environ: Mapping[str, str], root: Path
-) -> LaneResult:
+    lane: Rerun, fixture: Path | None, out: Path, environ: Mapping[str, str], root: Path
+) -> RerunResult:
     command = lane_command(
         lane,
         fixture=None if fixture is None else str(fixture),
@@ -343,7 +344,7 @@ def run_host_lane(
             discard_stdout=not lane.verify,  # a run prints its report.md; verify its verdicts
         )
     )
-    return LaneResult(exit_code=code, seconds=seconds, out=out)
+    return RerunResult(exit_code=code, seconds=seconds, out=out)
 
 
 # --- the image ----------------------------------------------------------------------------------
@@ -389,11 +390,11 @@ def run_image_lane(
     session: Session,
     stack: ExitStack,
     image: str,
-    lane: Lane,
+    lane: Rerun,
     inputs: tuple[Path | None, Path | None],
     *,
     extra_mounts: Sequence[eng.Mount] = (),
-) -> LaneResult:
+) -> RerunResult:
     """``inputs``: the staged fixture (None: the bundled one) and the staged baselines."""
     fixture, baselines = inputs
     out = Path(tempfile.mkdtemp(prefix=f"out-{lane.name}-", dir=session.scratch))
@@ -424,7 +425,7 @@ def run_image_lane(
             discard_stdout=not lane.verify,
         )
     )
-    return LaneResult(exit_code=code, seconds=seconds, out=out / lane.name)
+    return RerunResult(exit_code=code, seconds=seconds, out=out / lane.name)
 
 
 def remove_quietly(engine: eng.Engine, args: Sequence[str]) -> None:
@@ -616,7 +617,7 @@ def authoritative(
     }
 
 
-def require_verified(lane: Lane, result: LaneResult) -> None:
+def require_verified(lane: Rerun, result: RerunResult) -> None:
     """`agentic verify`'s verdict on a lane, as the pipeline's one-line error when it failed."""
     verdict = result.verdict()
     if verdict is None:
@@ -630,7 +631,7 @@ def require_verified(lane: Lane, result: LaneResult) -> None:
     raise ContainerError(code, f"{lane.name}: {'; '.join(problems)}{first}")
 
 
-def smoke_figures(lane: Lane, result: LaneResult) -> dict[str, Any]:
+def smoke_figures(lane: Rerun, result: RerunResult) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "lane": lane.name,
         "exitCode": result.exit_code,
@@ -677,7 +678,7 @@ def llm_lane_committed(root: Path, fixture: Path | None) -> bool:
     )
 
 
-def llm_replay_lane(report: Mapping[str, Any]) -> Lane:
+def llm_replay_lane(report: Mapping[str, Any]) -> Rerun:
     """The committed LLM lane's schedule (its pairs' tasks, adapters and lifecycles), replayed
     from the mounted cache with the mounted config."""
     receipts = [r["canonical"] for r in report["receipts"]]
@@ -691,7 +692,7 @@ def llm_replay_lane(report: Mapping[str, Any]) -> Lane:
         "--adapter", joined("adapterId"), "--lifecycle", joined("lifecycle"),
         "--task", joined("taskId"), "--promote", "none",
     )  # fmt: skip
-    return Lane("llm-replay", args)
+    return Rerun("llm-replay", args)
 
 
 def stage_llm(root: Path, scratch: Path) -> Path:

@@ -149,7 +149,7 @@ def test_the_bundled_authoritative_lane_is_verified_and_another_fixture_is_only_
 
 
 def test_a_verify_lane_points_the_kit_at_the_baselines_and_writes_a_summary() -> None:
-    lane = pipeline.Lane("qmd-lex", (pipeline.QMD_LEX_LANE,), verify=True)
+    lane = pipeline.Rerun("qmd-lex", (pipeline.QMD_LEX_LANE,), verify=True)
     command = pipeline.lane_command(lane, fixture=None, out="/out/qmd-lex", baselines="/baselines")
     assert command == [
         "verify",
@@ -164,15 +164,15 @@ def test_a_verify_lane_points_the_kit_at_the_baselines_and_writes_a_summary() ->
     ]
 
 
-def verdict(tmp_path: Path, **fields: Any) -> pipeline.LaneResult:
+def verdict(tmp_path: Path, **fields: Any) -> pipeline.RerunResult:
     """A lane result whose `agentic verify --summary` holds one verdict with ``fields``."""
     out = tmp_path / "qmd-lex"
     summary = {"passed": fields.get("passed"), "lanes": [fields]}
     pipeline.summary_path(out).write_text(json.dumps(summary), encoding="utf-8")
-    return pipeline.LaneResult(exit_code=0 if fields.get("passed") else 1, seconds=1.0, out=out)
+    return pipeline.RerunResult(exit_code=0 if fields.get("passed") else 1, seconds=1.0, out=out)
 
 
-VERIFIED = pipeline.Lane("qmd-lex", (pipeline.QMD_LEX_LANE,), verify=True)
+VERIFIED = pipeline.Rerun("qmd-lex", (pipeline.QMD_LEX_LANE,), verify=True)
 
 
 def test_a_passing_verdict_passes(tmp_path: Path) -> None:
@@ -199,7 +199,7 @@ def test_a_smoke_verdict_that_failed_is_a_receipts_mismatch(tmp_path: Path) -> N
 
 
 def test_a_verify_without_a_summary_failed(tmp_path: Path) -> None:
-    result = pipeline.LaneResult(exit_code=1, seconds=1.0, out=tmp_path / "qmd-lex")
+    result = pipeline.RerunResult(exit_code=1, seconds=1.0, out=tmp_path / "qmd-lex")
     with pytest.raises(ContainerError) as caught:
         pipeline.require_verified(VERIFIED, result)
     assert caught.value.code == "lane_failed"
@@ -247,7 +247,7 @@ def test_nothing_is_staged_without_committed_lanes(tmp_path: Path) -> None:
 
 def lane_result(
     folder: Path, fingerprint: str, exit_code: int, verdict: dict[str, Any] | None = None
-) -> pipeline.LaneResult:
+) -> pipeline.RerunResult:
     """What a run (or verify) left: canonical.json, a report with provenance, a summary."""
     out = folder / "authoritative"
     out.mkdir(parents=True)
@@ -259,23 +259,23 @@ def lane_result(
     if verdict is not None:
         summary = {"passed": verdict["passed"], "lanes": [verdict]}
         pipeline.summary_path(out).write_text(json.dumps(summary), encoding="utf-8")
-    return pipeline.LaneResult(exit_code=exit_code, seconds=2.0, out=out)
+    return pipeline.RerunResult(exit_code=exit_code, seconds=2.0, out=out)
 
 
 def run_authoritative(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    host: pipeline.LaneResult,
-    inside: pipeline.LaneResult,
+    host: pipeline.RerunResult,
+    inside: pipeline.RerunResult,
     committed: frozenset[str] = ALL_COMMITTED,
-) -> tuple[dict[str, Any], list[pipeline.Lane]]:
-    ran: list[pipeline.Lane] = []
+) -> tuple[dict[str, Any], list[pipeline.Rerun]]:
+    ran: list[pipeline.Rerun] = []
 
-    def on_host(lane: pipeline.Lane, *args: Any) -> pipeline.LaneResult:
+    def on_host(lane: pipeline.Rerun, *args: Any) -> pipeline.RerunResult:
         ran.append(lane)
         return host
 
-    def in_image(*args: Any) -> pipeline.LaneResult:
+    def in_image(*args: Any) -> pipeline.RerunResult:
         return inside
 
     monkeypatch.setattr(pipeline, "run_host_lane", on_host)
@@ -344,7 +344,7 @@ def test_another_fixture_is_compared_with_the_host_run_only(
 
 
 def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None:
-    lane = pipeline.Lane("authoritative", ("--adapter", "capsule"))
+    lane = pipeline.Rerun("authoritative", ("--adapter", "capsule"))
     assert pipeline.lane_command(lane, fixture="/fixture", out="/out/authoritative") == [
         "run",
         "--adapter",
@@ -358,7 +358,7 @@ def test_lane_command_points_the_kit_at_the_mounted_fixture_and_output() -> None
 
 
 def test_the_bundled_fixture_uses_no_fixture_argument() -> None:
-    lane = pipeline.Lane("authoritative", ())
+    lane = pipeline.Rerun("authoritative", ())
     assert "--fixture" not in pipeline.lane_command(lane, fixture=None, out="/out/a")
 
 
