@@ -58,6 +58,22 @@ from agentic.shards import ShardRecord, shard_identity, write_shard
 
 
 @dataclass(frozen=True)
+class Execution:
+    """Where and how the pairs of a run execute; the report is the same bytes for every value.
+
+    ``jobs``: cold pairs at once, in threads for an agent that allows it
+    (``AgentEntry.concurrent``), else in worker processes (pool.py). ``executor``: this
+    process, a local process pool, or Ray tasks (distributed.py) on the cluster at
+    ``ray_address``. ``retries``: re-attempts of a pair after a harness failure (see
+    ``RunConfig.retries``)."""
+
+    jobs: int = 1
+    executor: Literal["local", "processes", "ray"] = "local"
+    ray_address: str | None = None
+    retries: int = 0
+
+
+@dataclass(frozen=True)
 class LaneRequest:
     fixture_dir: Path
     cues_path: Path | None = None
@@ -73,18 +89,12 @@ class LaneRequest:
     write: bool = False
     # Replace a previous report of another lane at the output (never other content).
     force: bool = False
-    # Cold pairs at once (threads) for an agent that allows it (AgentEntry.concurrent), else
-    # worker processes (pool.py); the report never depends on it.
-    jobs: int = 1
+    execution: Execution = Execution()
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
     # Finish the interrupted run whose journal sits beside the output (runner/journal.py).
     resume: bool = False
     # Run only this slice of the pairs and write it as a shard (shards.py) for ``agentic merge``.
     shard: Shard | None = None
-    # Where pairs run: this process, or Ray tasks (distributed.py) on the cluster at the address.
-    executor: Literal["local", "processes", "ray"] = "local"
-    ray_address: str | None = None
-    retries: int = 0  # re-attempts of a pair after a harness failure (see RunConfig.retries)
     # How ``catalog`` was built, for workers that rebuild it (None: built-ins and plugins).
     catalog_source: CatalogSource | None = None
 
@@ -366,7 +376,8 @@ def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
         ),
         index_cache=request.index_cache,
         progress=progress,
-        jobs=request.jobs,
+        jobs=request.execution.jobs,
+        retries=request.execution.retries,
     )
     identity = run_identity(
         request, catalog, fixture, _agent_identity(request, agent_entry, lane), config
@@ -397,19 +408,19 @@ def _run_pairs(plan: LanePlan, selected: frozenset[PairKey], recorder: Recorder)
     """The selected pairs, on the requested executor: Ray tasks; worker processes (asked for,
     or --jobs for an agent that runs one pair at a time); or this process, --jobs cold pairs
     at once in threads."""
-    request = plan.request
-    if request.executor == "ray":
+    execution = plan.request.execution
+    if execution.executor == "ray":
         from agentic.distributed import RayOptions, run_on_ray
 
-        options = RayOptions(address=request.ray_address, retries=request.retries)
+        options = RayOptions(address=execution.ray_address, retries=execution.retries)
         return run_on_ray(plan, selected, recorder, options)
-    if request.executor == "processes" or (request.jobs > 1 and not plan.concurrent_agent):
+    if execution.executor == "processes" or (execution.jobs > 1 and not plan.concurrent_agent):
         from agentic.pool import run_in_processes
 
         return run_in_processes(
-            plan, selected, recorder, jobs=request.jobs, retries=request.retries
+            plan, selected, recorder, jobs=execution.jobs, retries=execution.retries
         )
-    config = replace(plan.config, selected=selected, recorder=recorder, retries=request.retries)
+    config = replace(plan.config, selected=selected, recorder=recorder)
     return run_adapters(config)
 
 

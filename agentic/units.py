@@ -162,6 +162,8 @@ def _twin(key: PairKey) -> PairKey:
 
 
 def worker_spec(plan: LanePlan, *, shared_filesystem: bool) -> WorkerSpec:
+    from agentic.lane import Execution
+
     request = plan.request
     fields = {
         "adapters": plan.schedule.adapter_ids,
@@ -172,7 +174,8 @@ def worker_spec(plan: LanePlan, *, shared_filesystem: bool) -> WorkerSpec:
         "promote": None,
         "replay": request.replay,
         "index_cache": request.index_cache.absolute() if request.index_cache else None,
-        "retries": request.retries,
+        # A pair whose setup failed is retried on the worker as in one process.
+        "execution": Execution(retries=request.execution.retries),
     }
     source = request.catalog_source.absolute() if request.catalog_source is not None else None
     cues = request.cues_path.read_bytes() if request.cues_path is not None else None

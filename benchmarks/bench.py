@@ -228,7 +228,7 @@ def bench_sqlite_docs() -> None:
     from agentic.agents.cues import parse_cue_table
     from agentic.agents.fixture_agent import search_query
     from agentic.fixture.loader import load_fixture
-    from agentic.lane import LaneRequest, execute_lane
+    from agentic.lane import Execution, LaneRequest, execute_lane
     from agentic.resources import fixtures_dir
     from agentic.runner.catalog import builtin_catalog
 
@@ -261,7 +261,9 @@ def bench_sqlite_docs() -> None:
         "adapters": tuple(a for a in lane.adapters if a != "qmd-lex"),
     }
     started = time.perf_counter()
-    execute_lane(LaneRequest(fixture_dir=lane.fixture_dir(), jobs=2, **settings))
+    execute_lane(
+        LaneRequest(fixture_dir=lane.fixture_dir(), execution=Execution(jobs=2), **settings)
+    )
     wall = time.perf_counter() - started
     report("lane wall time (without qmd-lex, --jobs 2)", wall, "s", 600, higher_is_better=False)
 

@@ -12,6 +12,8 @@ from agentic.resources import repo_root
 from agentic.runner.progress import Progress, progress_for
 
 if TYPE_CHECKING:
+    from agentic.lane import Execution
+
     # What ``register(subparsers)`` of each command module receives (generic only in typeshed).
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -101,6 +103,15 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
         help="re-attempt a pair up to K times after a harness failure (a lost Ray worker or "
         "node, a pair whose setup failed); never after an agent or product failure; each "
         "retry is recorded in the receipt's observations",
+    )
+
+
+def execution(args: argparse.Namespace) -> Execution:
+    """The run's ``Execution`` from ``--jobs`` and the executor options."""
+    from agentic.lane import Execution
+
+    return Execution(
+        jobs=args.jobs, executor=args.executor, ray_address=args.ray_address, retries=args.retries
     )
 
 

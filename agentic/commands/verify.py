@@ -38,6 +38,7 @@ from agentic.commands.argtypes import (
     add_quiet_option,
     baselines_root,
     csv_items,
+    execution,
     positive_int,
     progress_printer,
 )
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
     from agentic.compare import LoadedReport
     from agentic.contract.report import BenchmarkReport
-    from agentic.lane import LaneRequest
+    from agentic.lane import Execution, LaneRequest
     from agentic.runner.catalog import Catalog, LaneEntry
 
 DEFAULT_REPEATS = 2
@@ -172,11 +173,8 @@ class Plan:
     fixture_override: Path | None  # --fixture; otherwise each lane's own fixture
     catalog: Catalog
     out: Path | None
+    execution: Execution
     progress: Progress = QUIET
-    jobs: int = 1
-    executor: Literal["local", "processes", "ray"] = "local"
-    ray_address: str | None = None
-    retries: int = 0
     shards: int = 1  # more than one: the rerun runs as that many shards, then merged
 
     def fixture_dir(self, lane: LaneEntry) -> Path:
@@ -271,10 +269,7 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
     return LaneRequest(
         fixture_dir=plan.fixture_dir(lane),
         catalog=plan.catalog,
-        jobs=plan.jobs,
-        executor=plan.executor,
-        ray_address=plan.ray_address,
-        retries=plan.retries,
+        execution=plan.execution,
         **lane.run_settings(),
     )
 
@@ -458,11 +453,8 @@ def handle(args: argparse.Namespace) -> int:
         fixture_override=args.fixture,
         catalog=catalog,
         out=args.out,
+        execution=execution(args),
         progress=progress_printer(args.quiet),
-        jobs=args.jobs,
-        executor=args.executor,
-        ray_address=args.ray_address,
-        retries=args.retries,
         shards=args.shards,
     )
     verdicts = []

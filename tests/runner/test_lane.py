@@ -10,8 +10,9 @@ import pytest
 from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.contract.schemas import schema_errors
-from agentic.lane import LaneRequest, execute_lane
+from agentic.lane import Execution, LaneRequest, execute_lane, plan_lane
 from agentic.report.markdown import render_beside
+from agentic.units import worker_spec
 from tests.support.tiny_fixture import TASK_A, TASK_IDS
 
 
@@ -31,6 +32,16 @@ def test_the_oracle_ceiling_solves_every_tiny_task_in_both_lifecycles(
     outcome = execute_lane(_request(tiny_fixture_dir, adapters=("oracle",)))
     assert outcome.exit_code == 0
     assert [s.score.success for s in outcome.report.scores] == [1] * (2 * len(TASK_IDS))
+
+
+def test_a_worker_retries_a_failed_pair_setup_as_often_as_one_process_would(
+    tiny_fixture_dir: Path,
+) -> None:
+    plan = plan_lane(_request(tiny_fixture_dir, execution=Execution(retries=2)))
+    assert plan.config.retries == 2
+    spec = worker_spec(plan, shared_filesystem=True)
+    rebuilt = plan_lane(LaneRequest(fixture_dir=tiny_fixture_dir, **spec.request))
+    assert rebuilt.config.retries == 2
 
 
 def test_two_runs_write_byte_identical_canonical_json(
