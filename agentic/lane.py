@@ -72,6 +72,13 @@ class Execution:
     ray_address: str | None = None
     retries: int = 0
 
+    def __post_init__(self) -> None:
+        # An address with another executor would be ignored: the user meant a cluster run.
+        if self.ray_address is not None and self.executor != "ray":
+            raise ContractError(
+                "invalid_cli_option", "--ray-address needs --executor ray (the address is Ray's)"
+            )
+
 
 @dataclass(frozen=True)
 class LaneRequest:

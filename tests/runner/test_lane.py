@@ -44,6 +44,16 @@ def test_a_worker_retries_a_failed_pair_setup_as_often_as_one_process_would(
     assert rebuilt.config.retries == 2
 
 
+def test_a_ray_address_without_the_ray_executor_is_refused(
+    tiny_fixture_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", "--fixture", str(tiny_fixture_dir), "--ray-address", "127.0.0.1:6379"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "agentic: invalid_cli_option: --ray-address needs --executor ray (the address is Ray's)\n"
+    )
+
+
 def test_two_runs_write_byte_identical_canonical_json(
     tiny_fixture_dir: Path, tmp_path: Path
 ) -> None:
