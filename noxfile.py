@@ -89,16 +89,17 @@ def _install_into(session: nox.Session, env: Path, extras: str) -> None:
         session.run(*pip, "--no-deps", f"{package['package']}=={package['version']}", silent=True)
 
 
-def _tool(session: nox.Session, name: str, *args: str, **kwargs: Any) -> Any:
-    """Run ``name`` from the session's kit environment (set by _install); with ``silent``, its
-    output is returned."""
-    return session.run(str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / name), *args, **kwargs)
+def _tool(session: nox.Session, name: str, *args: str, online: bool = False, **kwargs: Any) -> Any:
+    """Run ``name`` from the session's kit environment (set by _install), offline unless
+    ``online`` (``env`` adds variables); with ``silent``, its output is returned."""
+    env = {**({} if online else OFFLINE_ENV), **kwargs.pop("env", {})}
+    executable = str(Path(session.env["VIRTUAL_ENV"] or "") / "bin" / name)
+    return session.run(executable, *args, env=env, **kwargs)
 
 
 def agentic(session: nox.Session, *args: str, **kwargs: Any) -> Any:
-    """`agentic ARGS` from the session's kit environment, offline (``env`` adds variables)."""
-    env = {**OFFLINE_ENV, **kwargs.pop("env", {})}
-    return _tool(session, "agentic", *args, env=env, **kwargs)
+    """`agentic ARGS` from the session's kit environment, offline."""
+    return _tool(session, "agentic", *args, **kwargs)
 
 
 # Debian packages the suite and the lanes use, by the command each provides: bubblewrap sandboxes
@@ -137,7 +138,7 @@ def contract(session: nox.Session) -> None:
     """The offline test suite, real child processes included: MCP servers, llama.cpp with the
     pinned model, and qmd when `nox -s qmd-setup` has installed it (make test does)."""
     _install(session, "dev,local-model")
-    _tool(session, "pytest", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "pytest", *session.posargs)
 
 
 @nox.session
@@ -222,7 +223,7 @@ def baseline(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks that print figures and ratios to their targets (never asserts)."""
     _install(session, "dev,local-model,distributed")
-    _tool(session, "python", "benchmarks/bench.py", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "python", "benchmarks/bench.py", *session.posargs)
 
 
 @nox.session
@@ -236,7 +237,7 @@ def mutants(session: nox.Session) -> None:
     _install(session)
     if not session.posargs:
         shutil.rmtree(ROOT / "mutants", ignore_errors=True)
-    _tool(session, "mutmut", "run", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "mutmut", "run", *session.posargs)
     _tool(session, "mutmut", "export-cicd-stats")
 
 
@@ -246,7 +247,7 @@ def qmd_setup(session: nox.Session) -> None:
     hashes), then verify the install and a live qmd against locks/qmd.lock.json. The only session
     that reaches the npm registry; it needs `npm` on PATH."""
     _install(session)
-    _tool(session, "agentic", "qmd", "setup", *session.posargs)  # online: not agentic()
+    _tool(session, "agentic", "qmd", "setup", *session.posargs, online=True)
 
 
 @nox.session
@@ -350,10 +351,10 @@ def distributed(session: nox.Session) -> None:
     with `agentic verify`: it must run on both nodes and reproduce the committed
     resultsFingerprint."""
     _install(session, "dev,distributed")
-    _tool(session, "pytest", "-q", "tests/distributed", env=OFFLINE_ENV)
+    _tool(session, "pytest", "-q", "tests/distributed")
     _tool(session, "python", "-m", "tests.support.ray_cluster", "--nodes", "2", "--",
           "verify", AUTHORITATIVE_LANE, "--executor", "ray", "--retries", "2",
-          env=OFFLINE_ENV)  # fmt: skip
+          )  # fmt: skip
 
 
 @nox.session(name="local-model-smoke")
@@ -385,7 +386,7 @@ def openai_smoke(session: nox.Session) -> None:
     (baselines/optional/openai-smollm2). Positional args: task ids (default two tasks), or
     `--restage` to record the committed cache and baseline afresh."""
     _install(session, "dev,local-model")
-    _tool(session, "python", "-m", "tests.support.openai_smoke", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "python", "-m", "tests.support.openai_smoke", *session.posargs)
 
 
 @nox.session
@@ -403,7 +404,7 @@ def container(session: nox.Session) -> None:
     .cache/container/last-run/summary.json, with the artifacts the image wrote.
     """
     _install(session)
-    _tool(session, "python", "-m", "containers", *session.posargs, env=OFFLINE_ENV)
+    _tool(session, "python", "-m", "containers", *session.posargs)
 
 
 if os.environ.get("CI"):

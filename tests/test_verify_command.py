@@ -84,25 +84,23 @@ def edit_lexical_receipt(edit: Callable[[dict[str, Any]], None]) -> Callable[[An
 # --- rerun --------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("options", "merged"),
+    [((), ""), (("--shards", "3"), " (3 shards merged)")],
+    ids=["whole", "shards"],
+)
 def test_a_rerun_that_reproduces_the_committed_baseline_exits_0(
-    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
+    committed: tuple[Path, Path],
+    baselines: Path,
+    capsys: pytest.CaptureFixture[str],
+    options: tuple[str, ...],
+    merged: str,
 ) -> None:
-    code, out, _ = verify(committed, baselines, capsys, LANE)
+    code, out, _ = verify(committed, baselines, capsys, LANE, *options)
     assert code == 0
     assert out.splitlines() == [
-        f"{LANE}: ok: resultsFingerprint {committed_fingerprint(baselines)} equals "
+        f"{LANE}: ok: resultsFingerprint {committed_fingerprint(baselines)}{merged} equals "
         f"{baselines / LANE}'s; re-scored 18 pairs, none changed"
-    ]
-
-
-def test_a_rerun_as_merged_shards_reproduces_the_committed_baseline(
-    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, _ = verify(committed, baselines, capsys, LANE, "--shards", "3")
-    assert code == 0
-    assert out.splitlines() == [
-        f"{LANE}: ok: resultsFingerprint {committed_fingerprint(baselines)} (3 shards merged) "
-        f"equals {baselines / LANE}'s; re-scored 18 pairs, none changed"
     ]
 
 

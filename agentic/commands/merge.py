@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic.commands.argtypes import add_force_option, add_quiet_option
+from agentic.commands.argtypes import add_force_option, add_quiet_option, progress_printer
 from agentic.contract.errors import ContractError
 
 if TYPE_CHECKING:
@@ -34,8 +34,6 @@ def register(subparsers: Subparsers) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from agentic.commands.argtypes import progress_printer
-
     outcome = merge_into(
         args.shards, args.fixture, args.out, force=args.force, progress=progress_printer(args.quiet)
     )
