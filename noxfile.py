@@ -352,9 +352,8 @@ def distributed(session: nox.Session) -> None:
     resultsFingerprint."""
     _install(session, "dev,distributed")
     _tool(session, "pytest", "-q", "tests/distributed")
-    _tool(session, "python", "-m", "tests.support.ray_cluster", "--nodes", "2", "--",
-          "verify", AUTHORITATIVE_LANE, "--executor", "ray", "--retries", "2",
-          )  # fmt: skip
+    cluster = ("python", "-m", "tests.support.ray_cluster", "--nodes", "2", "--")
+    _tool(session, *cluster, "verify", AUTHORITATIVE_LANE, "--executor", "ray", "--retries", "2")
 
 
 @nox.session(name="local-model-smoke")
