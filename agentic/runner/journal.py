@@ -14,7 +14,8 @@ kill at any instant leaves each entry complete or absent. A run holds an exclusi
 ``lock`` for its whole life: a second run on the same output is refused, and a journal found
 unlocked was left by a run that no longer exists. The journal is removed once the report it
 served is written; a run that finds one without ``--resume`` is refused, so a forgotten flag
-never throws away finished pairs.
+never throws away finished pairs. A run killed before it wrote ``journal.json`` leaves a journal
+with no header and no entry: it journaled nothing, so the next run takes it over as new.
 """
 
 from __future__ import annotations
@@ -100,11 +101,11 @@ class Journal:
         existed = _check_folder(folder)
         if not existed:
             folder.mkdir(parents=True)
-            (folder / PAIRS).mkdir()
-            (folder / PREPARATIONS).mkdir()
         journal = cls(folder, _lock(folder))
         try:
-            if not existed:
+            if not existed or _unborn(folder):
+                (folder / PAIRS).mkdir(exist_ok=True)
+                (folder / PREPARATIONS).mkdir(exist_ok=True)
                 header = {"kind": JOURNAL_KIND, "version": JOURNAL_VERSION, "run": dict(identity)}
                 replace_atomically(folder / HEADER, canonical_bytes(header))
                 return journal, NOTHING
@@ -148,6 +149,23 @@ def _check_folder(folder: Path) -> bool:
         raise ContractError(
             "unsafe_output_path", f"{folder} is not a journal folder of the kit; nothing was run"
         )
+    return True
+
+
+def _unborn(folder: Path) -> bool:
+    """Whether the journal was left by a run killed before it wrote its header: no header and
+    no entry (the header is written before any), at most temp files of a write cut short, and
+    nothing the kit does not write there."""
+    own = {LOCK, PAIRS, PREPARATIONS}
+    if any(name not in own and not name.startswith(TEMP_PREFIX) for name in os.listdir(folder)):
+        return False
+    for part in (PAIRS, PREPARATIONS):
+        try:
+            names = os.listdir(folder / part)
+        except FileNotFoundError:
+            continue
+        if any(not name.startswith(TEMP_PREFIX) for name in names):
+            return False
     return True
 
 

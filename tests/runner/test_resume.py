@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from agentic.cli import main
+from agentic.contract.files import TEMP_PREFIX
 from agentic.fixture.loader import Fixture
-from agentic.runner.journal import PAIRS, Journal, journal_folder
+from agentic.runner.journal import HEADER, PAIRS, Journal, journal_folder
 
 HANG_GUARD_S = 120
 # 3 tasks x 3 adapters x 2 lifecycles, plus the capsule's 6 replayed pairs.
@@ -100,6 +101,30 @@ def test_without_resume_a_journal_is_refused_and_kept(
     assert err.startswith("agentic: journal_exists: ")
     assert "pass --resume to finish it" in err
     assert journal.folder.is_dir() and not out.exists()
+
+
+def test_a_journal_killed_before_its_header_is_taken_over_by_the_next_run(
+    tiny_fixture: Fixture, tmp_path: Path, uninterrupted: bytes
+) -> None:
+    out = tmp_path / "out"
+    unborn = journal_folder(out)
+    (unborn / PAIRS).mkdir(parents=True)
+    (unborn / "lock").touch()
+    (unborn / PAIRS / f"{TEMP_PREFIX}entry-0123").write_bytes(b"{")  # a write cut short
+    assert main(_argv(tiny_fixture, out)) == 1  # the gate fails: capsule vs lexical
+    assert (out / "canonical.json").read_bytes() == uninterrupted
+    assert not unborn.exists()
+
+
+def test_a_headerless_journal_holding_an_entry_is_refused_and_kept(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    _killed_after(_argv(tiny_fixture, out), out, 1)
+    (journal_folder(out) / HEADER).unlink()
+    assert main(_argv(tiny_fixture, out, "--resume")) == 2
+    assert capsys.readouterr().err.startswith("agentic: invalid_journal: ")
+    assert _journaled(out) >= 1
 
 
 def test_a_journal_of_another_run_is_refused_and_kept(
