@@ -82,6 +82,9 @@ class Execution:
 
 @dataclass(frozen=True)
 class LaneRequest:
+    """Everything ``agentic run`` was asked: what runs (fixture, agent, adapters, tasks,
+    lifecycles, gate, replay), where its pairs execute, and where its report goes."""
+
     fixture_dir: Path
     cues_path: Path | None = None
     adapters: tuple[str, ...] | None = None
