@@ -40,6 +40,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import ValidationError
 
+from agentic.contract.base import first_error
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file, replace_atomically
@@ -120,9 +121,7 @@ class Change:
 
 
 def _invalid(source: str, exc: ValidationError) -> ContractError:
-    first = exc.errors()[0]
-    pointer = "/" + "/".join(str(part) for part in first["loc"])
-    return ContractError("invalid_report", f"{source}: {pointer} {first['msg']}")
+    return ContractError("invalid_report", f"{source}: {first_error(exc)}")
 
 
 def _validated(model: type[_Tier], document: dict[str, Any], source: str) -> _Tier:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from agentic import __version__
 from agentic.adapters import sandbox
@@ -41,7 +41,15 @@ from agentic.runner.catalog import (
 )
 from agentic.runner.catalog_source import CatalogSource
 from agentic.runner.journal import Journal, with_resumed
-from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
+from agentic.runner.plan import (
+    AdapterIdentity,
+    AgentIdentity,
+    PairKey,
+    RunIdentity,
+    Shard,
+    planned_keys,
+    shard_keys,
+)
 from agentic.runner.progress import QUIET, Progress
 from agentic.runner.run import (
     FORGET,
@@ -276,17 +284,15 @@ def _page(report: BenchmarkReport, fixture: Fixture) -> bytes:
     return render_html(report, task_facts(fixture))
 
 
-def _agent_identity(request: LaneRequest, entry: AgentEntry, lane: OpenedAgent) -> dict[str, Any]:
-    """What decides the agent's behaviour beyond its id: its endpoint, its cue table and the
-    file it was configured from (by content)."""
+def _agent_identity(request: LaneRequest, entry: AgentEntry, lane: OpenedAgent) -> AgentIdentity:
     source = Path(entry.source)
-    return {
-        "id": lane.agent_id,
-        "kind": entry.kind,
-        "endpoint": lane.endpoint.to_json() if lane.endpoint is not None else None,
-        "cues": _file_sha(request.cues_path),
-        "source": _file_sha(source) if entry.origin == "config" else entry.source,
-    }
+    return AgentIdentity(
+        id=lane.agent_id,
+        kind=entry.kind,
+        endpoint=lane.endpoint.to_json() if lane.endpoint is not None else None,
+        cues=_file_sha(request.cues_path),
+        source=sha256_hex(read_input_file(source)) if entry.origin == "config" else entry.source,
+    )
 
 
 def _file_sha(path: Path | None) -> str | None:
@@ -296,30 +302,24 @@ def _file_sha(path: Path | None) -> str | None:
 
 
 def run_identity(
-    request: LaneRequest,
-    catalog: Catalog,
-    fixture: Fixture,
-    agent: dict[str, Any],
-    config: RunConfig,
-) -> dict[str, Any]:
-    """What a journal or a shard belongs to: two runs with the same identity produce the same
-    receipts, so their pairs may be combined."""
+    request: LaneRequest, fixture: Fixture, agent: AgentIdentity, config: RunConfig
+) -> RunIdentity:
     schedule = config.schedule
-    return {
-        "kit": __version__,
-        "runtime": runtime_fingerprint(),
-        "fixture": fixture.snapshot.fingerprint,
-        "agent": agent,
-        "adapters": [
-            {"id": a, "config": fingerprint(config.adapter_factory(a).config)}
+    return RunIdentity(
+        kit=__version__,
+        runtime=runtime_fingerprint(),
+        fixture=fixture.snapshot.fingerprint,
+        agent=agent,
+        adapters=tuple(
+            AdapterIdentity(id=a, config=fingerprint(config.adapter_factory(a).config))
             for a in schedule.adapter_ids
-        ],
-        "tasks": list(schedule.task_ids),
-        "lifecycles": list(schedule.lifecycles),
-        "trials": [t.to_json() for t in schedule.trials],
-        "replay": sorted(config.replay_adapters),
-        "timeoutMs": round(request.timeout_s * 1000),
-    }
+        ),
+        tasks=schedule.task_ids,
+        lifecycles=schedule.lifecycles,
+        trials=schedule.trials,
+        replay=tuple(sorted(config.replay_adapters)),
+        timeoutMs=round(request.timeout_s * 1000),
+    )
 
 
 @dataclass(frozen=True)
@@ -333,7 +333,7 @@ class LanePlan:
     lane: OpenedAgent
     config: RunConfig
     gate: Gate | None
-    identity: dict[str, Any]
+    identity: RunIdentity
     # Whether one agent instance may serve pairs at once (threads); else --jobs means processes.
     concurrent_agent: bool = False
 
@@ -389,9 +389,7 @@ def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
         jobs=request.execution.jobs,
         retries=request.execution.retries,
     )
-    identity = run_identity(
-        request, catalog, fixture, _agent_identity(request, agent_entry, lane), config
-    )
+    identity = run_identity(request, fixture, _agent_identity(request, agent_entry, lane), config)
     return LanePlan(request, catalog, fixture, lane, config, gate, identity, agent_entry.concurrent)
 
 
@@ -454,7 +452,7 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         return _outcome(plan, run, environment, None, progress)
     shard = None if request.shard is None else str(request.shard)
     journal, resumed = Journal.open(
-        target, plan.identity | {"shard": shard}, wanted, resume=request.resume
+        target, {**plan.identity.to_json(), "shard": shard}, wanted, resume=request.resume
     )
     try:
         if resumed.receipts:

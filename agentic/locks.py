@@ -36,6 +36,7 @@ from agentic.contract.base import (
     PositiveInt,
     Sha256,
     Str,
+    first_error,
 )
 from agentic.contract.base import Number as JsonNumber
 from agentic.contract.errors import ContractError
@@ -142,9 +143,7 @@ def parse_agent_model_lock(data: bytes, *, source: str) -> AgentModelLock:
     try:
         return AgentModelLock.model_validate(value)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "/" + "/".join(str(part) for part in first["loc"])
-        raise ContractError("model_lock_invalid", f"{source}: {where}: {first['msg']}") from None
+        raise ContractError("model_lock_invalid", f"{source}: {first_error(exc)}") from None
 
 
 def load_agent_model_lock(path: Path) -> AgentModelLock:

@@ -19,22 +19,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
+from agentic.contract.base import ContractModel, first_error
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.receipt import TrajectoryReceipt
-from agentic.contract.report import Environment, Preparation, Trial
+from agentic.contract.report import Environment, Preparation
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict_object
 from agentic.report.artifacts import write_artifacts
 from agentic.report.output_dir import Identity
-from agentic.runner.plan import PairKey, Shard, first_difference, planned_keys, shard_keys
+from agentic.runner.plan import PairKey, RunIdentity, Shard, first_difference, shard_keys
 from agentic.runner.progress import Progress
 from agentic.runner.run import RunResult, combine_runs
-from agentic.runner.schedule import Schedule
 from agentic.scoring.promotion import Gate
+
+_Model = TypeVar("_Model", bound=ContractModel)
 
 SHARD_FILE = "shard.json"
 SHARD_SUMMARY = "shard.md"
@@ -45,7 +49,7 @@ SHARD_VERSION = 1
 @dataclass(frozen=True)
 class ShardRecord:
     shard: Shard
-    run: dict[str, Any]  # lane.run_identity
+    run: RunIdentity
     fixture_name: str  # the folder of the kit's fixtures/ it ran on (merge's default fixture)
     environment: Environment
     gate: Gate | None
@@ -73,7 +77,7 @@ def shard_document(record: ShardRecord) -> dict[str, Any]:
         "version": SHARD_VERSION,
         "shard": {"index": record.shard.index, "count": record.shard.count},
         "fixtureName": record.fixture_name,
-        "run": record.run,
+        "run": record.run.to_json(),
         "environment": record.environment.to_json(),
         "gate": _gate_json(record.gate),
         "preparations": [p.to_json() for p in result.preparations],
@@ -84,10 +88,10 @@ def shard_document(record: ShardRecord) -> dict[str, Any]:
 
 def _summary(record: ShardRecord, scores_markdown: str) -> str:
     result = record.result
-    adapters = ", ".join(a["id"] for a in record.run["adapters"])
+    adapters = ", ".join(record.run.adapter_ids)
     return (
         f"# Shard {record.shard} of a lane\n\n"
-        f"- agent: {record.run['agent']['id']}\n"
+        f"- agent: {record.run.agent.id}\n"
         f"- adapters: {adapters}\n"
         f"- pairs: {len(result.receipts)} scored, {len(result.replay_receipts)} replayed\n"
         f"- the lane's report: `agentic merge` with all {record.shard.count} shard folders\n\n"
@@ -128,6 +132,13 @@ def _receipts(items: list[Any], path: Path, name: str) -> tuple[TrajectoryReceip
     )
 
 
+def _model(model: type[_Model], value: object, path: Path, where: str) -> _Model:
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise _bad(path, f"/{where}{first_error(exc)}") from None
+
+
 def load_shard(folder: Path) -> ShardRecord:
     """The shard written in ``folder``; each receipt is checked against the receipt schema."""
     path = folder / SHARD_FILE
@@ -138,24 +149,26 @@ def load_shard(folder: Path) -> ShardRecord:
     index, count = shard.get("index"), shard.get("count")
     if not (isinstance(index, int) and isinstance(count, int) and 1 <= index <= count):
         raise _bad(path, "'shard' is not an index K and a count N with 1 <= K <= N")
+    run = _model(RunIdentity, document.get("run"), path, "run")
+    environment = _model(Environment, document.get("environment"), path, "environment")
+    preparations = tuple(
+        _model(Preparation, p, path, f"preparations/{position}")
+        for position, p in enumerate(_field(document, "preparations", list, path))
+    )
     gate = document.get("gate")
     try:
-        environment = Environment.model_validate(_field(document, "environment", dict, path))
-        preparations = tuple(
-            Preparation.model_validate(p) for p in _field(document, "preparations", list, path)
-        )
         parsed_gate = (
             None
             if gate is None
             else Gate(str(gate["candidate"]), str(gate["baseline"]), bool(gate["replayRequired"]))
         )
-    except (ValueError, TypeError, KeyError) as exc:
-        raise _bad(path, f"malformed ({type(exc).__name__})") from None
+    except (TypeError, KeyError) as exc:
+        raise _bad(path, f"malformed gate ({type(exc).__name__})") from None
     receipts = _receipts(_field(document, "receipts", list, path), path, "receipts")
     again = _receipts(_field(document, "replayReceipts", list, path), path, "replayReceipts")
     return ShardRecord(
         shard=Shard(index, count),
-        run=_field(document, "run", dict, path),
+        run=run,
         fixture_name=_field(document, "fixtureName", str, path),
         environment=environment,
         gate=parsed_gate,
@@ -189,26 +202,13 @@ def _check_same_run(records: Sequence[ShardRecord]) -> None:
     first = records[0]
     for record in records[1:]:
         if record.run != first.run:
-            name = first_difference(record.run, first.run)
+            name = first_difference(record.run.to_json(), first.run.to_json())
             raise _mismatch(f"shard {record.shard} is of another run ({name} differs)")
         if record.environment != first.environment:
             name = first_difference(record.environment.to_json(), first.environment.to_json())
             raise _mismatch(f"shard {record.shard} ran in another environment ({name} differs)")
         if record.gate != first.gate or record.fixture_name != first.fixture_name:
             raise _mismatch(f"shard {record.shard} asks for another gate or fixture")
-
-
-def _planned(run: dict[str, Any]) -> tuple[PairKey, ...]:
-    try:
-        schedule = Schedule(
-            task_ids=tuple(run["tasks"]),
-            adapter_ids=tuple(a["id"] for a in run["adapters"]),
-            lifecycles=tuple(run["lifecycles"]),
-            trials=tuple(Trial.model_validate(t) for t in run["trials"]),
-        )
-        return planned_keys(schedule, frozenset(run["replay"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise _mismatch(f"the shards' run identity is malformed ({type(exc).__name__})") from None
 
 
 def _keys(result: RunResult) -> list[PairKey]:
@@ -218,7 +218,7 @@ def _keys(result: RunResult) -> list[PairKey]:
 
 
 def _check_slices(records: Sequence[ShardRecord]) -> None:
-    planned = _planned(records[0].run)
+    planned = records[0].run.planned_keys()
     for record in records:
         keys = _keys(record.result)
         if len(set(keys)) != len(keys) or set(keys) != shard_keys(planned, record.shard):

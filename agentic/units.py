@@ -30,7 +30,7 @@ from agentic.contract.receipt import PairIdentity, TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
 from agentic.runner.catalog_source import CatalogSource
-from agentic.runner.plan import PairKey, first_difference
+from agentic.runner.plan import PairKey, RunIdentity, first_difference
 from agentic.runner.receipts import with_retries
 from agentic.runner.run import (
     Recorder,
@@ -58,7 +58,7 @@ class WorkerSpec:
     catalog_source: CatalogSource | None
     cues: bytes | None
     fixture_fingerprint: str
-    identity: dict[str, Any]
+    identity: RunIdentity
     # The fixture folder, when the workers share the driver's filesystem (a local pool); else
     # its files come with each unit (``fixture_files``) and are written on the worker's node.
     fixture_dir: Path | None = None
@@ -124,7 +124,8 @@ def run_unit(
             raise ContractError(
                 "worker_mismatch",
                 f"a worker rebuilt another run than the driver's "
-                f"({first_difference(plan.identity, spec.identity)} differs): install the same "
+                f"({first_difference(plan.identity.to_json(), spec.identity.to_json())} differs): "
+                "install the same "
                 "kit and the same backend and agent files on every node",
             )
         result = run_adapters(replace(plan.config, selected=frozenset(keys)))

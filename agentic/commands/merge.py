@@ -57,14 +57,14 @@ def merge_into(
 
     merged = merge_shards([load_shard(folder) for folder in shards])
     fixture = load_fixture(fixture_dir or fixtures_dir() / merged.fixture_name)
-    if fixture.snapshot.fingerprint != merged.run["fixture"]:
+    if fixture.snapshot.fingerprint != merged.run.fixture:
         raise ContractError(
             "shards_mismatch",
             f"{fixture.root} is not the shards' fixture (fingerprint "
-            f"{fixture.snapshot.fingerprint[:12]}, shards {str(merged.run['fixture'])[:12]})",
+            f"{fixture.snapshot.fingerprint[:12]}, shards {merged.run.fixture[:12]})",
         )
-    adapters = [a["id"] for a in merged.run["adapters"]]
-    check_output(out, lane_identity(merged.run["agent"]["id"], adapters), force=force)
+    identity = lane_identity(merged.run.agent.id, merged.run.adapter_ids)
+    check_output(out, identity, force=force)
     return report_lane(
         merged.result,
         fixture,

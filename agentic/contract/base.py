@@ -19,6 +19,7 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    ValidationError,
 )
 
 Str = StrictStr
@@ -107,6 +108,13 @@ def _date_time(text: str) -> str:
 
 FullDate = Annotated[StrictStr, AfterValidator(_full_date)]
 DateTime = Annotated[StrictStr, AfterValidator(_date_time)]
+
+
+def first_error(exc: ValidationError) -> str:
+    """The first value a model refused, as ``/json/pointer: message``: one line of an error."""
+    first = exc.errors()[0]
+    pointer = "/" + "/".join(str(part) for part in first["loc"])
+    return f"{pointer}: {first['msg']}"
 
 
 class ContractModel(BaseModel):

@@ -43,6 +43,7 @@ from agentic.contract.base import (
     Str,
     TaskId,
     Unique,
+    first_error,
 )
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
@@ -143,9 +144,7 @@ def parse_lines(data: bytes, source: str) -> list[tuple[str, Golden]]:
         try:
             golden = Golden.model_validate(document)
         except ModelValidationError as exc:
-            first = exc.errors()[0]
-            pointer = "/" + "/".join(str(part) for part in first["loc"])
-            raise _invalid("golden_file_invalid", where, f"{pointer} {first['msg']}") from None
+            raise _invalid("golden_file_invalid", where, first_error(exc)) from None
         parsed.append((where, golden))
     return parsed
 

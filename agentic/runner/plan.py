@@ -15,8 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentic.contract.base import ContractModel, PositiveInt, Sha256, Str
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import Lifecycle, PairIdentity
+from agentic.contract.report import Trial
 from agentic.runner.schedule import Schedule
 
 Pass = Literal["scored", "replay"]
@@ -103,3 +105,45 @@ def shard_keys(keys: tuple[PairKey, ...], shard: Shard) -> frozenset[PairKey]:
 
 def _scored_twin(key: PairKey) -> PairKey:
     return PairKey("scored", key.adapter_id, key.lifecycle, key.trial_id, key.task_id)
+
+
+class AgentIdentity(ContractModel):
+    """What decides an agent's behaviour beyond its id: its kind, its endpoint, its cue table
+    and the config file it came from (both by content)."""
+
+    id: Str
+    kind: Str
+    endpoint: dict[str, Any] | None
+    cues: Sha256 | None
+    source: Str
+
+
+class AdapterIdentity(ContractModel):
+    id: Str
+    config: Sha256  # the fingerprint of the adapter's configuration
+
+
+class RunIdentity(ContractModel):
+    """What a journal, a shard or a worker's rebuilt lane belongs to: two runs with the same
+    identity produce the same receipts, so their pairs may be combined."""
+
+    kit: Str
+    runtime: Sha256
+    fixture: Sha256
+    agent: AgentIdentity
+    adapters: tuple[AdapterIdentity, ...]
+    tasks: tuple[Str, ...]
+    lifecycles: tuple[Lifecycle, ...]
+    trials: tuple[Trial, ...]
+    replay: tuple[Str, ...]
+    timeoutMs: PositiveInt
+
+    @property
+    def adapter_ids(self) -> tuple[str, ...]:
+        return tuple(adapter.id for adapter in self.adapters)
+
+    def schedule(self) -> Schedule:
+        return Schedule(self.tasks, self.adapter_ids, self.lifecycles, self.trials)
+
+    def planned_keys(self) -> tuple[PairKey, ...]:
+        return planned_keys(self.schedule(), frozenset(self.replay))

@@ -116,6 +116,20 @@ def test_merge_refuses_a_shard_holding_pairs_of_another_slice(
     assert "shard 2/2 does not hold exactly its slice of the pairs" in err
 
 
+def test_merge_refuses_a_shard_whose_run_identity_is_malformed(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shards = _shards(capsys, tiny_fixture, tmp_path, 2)
+    path = shards[1] / "shard.json"
+    document = json.loads(path.read_bytes())
+    document["run"]["adapters"][0]["config"] = "not a fingerprint"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, err = _merge(capsys, tmp_path / "m", *shards, fixture=tiny_fixture)
+    assert code == 2
+    assert err.startswith(f"agentic: invalid_shard: {path}: /run/adapters/0/config: String")
+    assert not (tmp_path / "m").exists()
+
+
 def test_merge_refuses_a_tampered_receipt(
     tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
-from agentic.contract.base import ContractModel, NonEmptyStr, PositiveInt, Sha256, Str
+from agentic.contract.base import ContractModel, NonEmptyStr, PositiveInt, Sha256, Str, first_error
 from agentic.contract.canonical import fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import parse_strict_object
@@ -110,9 +110,7 @@ def parse_qmd_lock(data: bytes, *, source: str) -> QmdLock:
     try:
         lock = QmdLock.model_validate(value)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = "/" + "/".join(str(part) for part in first["loc"])
-        raise ContractError("qmd_lock_invalid", f"{source}: {where}: {first['msg']}") from None
+        raise ContractError("qmd_lock_invalid", f"{source}: {first_error(exc)}") from None
     if tools_fingerprint(lock.tools) != lock.toolsFingerprint:
         raise ContractError("qmd_lock_invalid", f"{source}: toolsFingerprint does not match tools")
     if sorted({m.role for m in lock.models}) != ["embed", "generate", "rerank"]:
