@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +10,7 @@ import pytest
 
 from agentic.cli import main
 from tests.support.goldens import write_tiny_fixture_with_goldens
+from tests.support.json_files import edit_json
 
 RANKING = ("ranking", "--adapter", "lexical", "--quiet")
 
@@ -57,15 +58,22 @@ def test_a_run_equal_to_its_baseline_passes_the_gate(
     assert out.splitlines()[-1].startswith("OK:")
 
 
+def raise_lexical_precision(by: float) -> Callable[[Any], None]:
+    """An edit of a ranking baseline: lexical's committed precision, raised (at most to 1)."""
+
+    def edit(document: Any) -> None:
+        overall = next(r for r in document["runs"] if r["adapterId"] == "lexical")["overall"]
+        overall["precision"] = min(1.0, overall["precision"] + by)
+
+    return edit
+
+
 def test_a_regression_beyond_the_tolerance_exits_1(
     fixture: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     baselines = tmp_path / "baselines"
     path = promoted_baseline(fixture, baselines, capsys)
-    document: Any = json.loads(path.read_bytes())
-    overall = next(r for r in document["runs"] if r["adapterId"] == "lexical")["overall"]
-    overall["precision"] = min(1.0, overall["precision"] + 0.5)  # the run now falls short
-    path.write_text(json.dumps(document), encoding="utf-8")
+    edit_json(path, raise_lexical_precision(0.5))  # the run now falls short
     code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines))
     assert code == 1
     assert "REGRESSED lexical/default overall precision" in out
@@ -77,10 +85,7 @@ def test_a_drop_within_a_given_tolerance_passes(
 ) -> None:
     baselines = tmp_path / "baselines"
     path = promoted_baseline(fixture, baselines, capsys)
-    document: Any = json.loads(path.read_bytes())
-    overall = next(r for r in document["runs"] if r["adapterId"] == "lexical")["overall"]
-    overall["precision"] = overall["precision"] + 0.05
-    path.write_text(json.dumps(document), encoding="utf-8")
+    edit_json(path, raise_lexical_precision(0.05))
     gate = ("--gate", "--baselines", str(baselines), "--tolerance", "0.1")
     assert ranking(fixture, capsys, *gate)[0] == 0
 

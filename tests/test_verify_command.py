@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from agentic.cli import main
-from tests.support.reports import resealed
+from tests.support.json_files import edit_json
 from tests.support.tiny_fixture import TASK_A, write_tiny_fixture
 
 LANE = "fixture-agent"
@@ -50,12 +50,6 @@ def verify(
     code = main([*argv, "--quiet"])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
-
-
-def edit_json(path: Path, edit: Callable[[Any], None], *, reseal: bool = False) -> None:
-    document = json.loads(path.read_bytes())
-    edit(document)
-    path.write_text(json.dumps(resealed(document) if reseal else document), encoding="utf-8")
 
 
 def committed_fingerprint(baselines: Path) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from agentic.cli import main
 from agentic.fixture.loader import Fixture, load_fixture
+from tests.support.json_files import edit_json
 from tests.support.tiny_fixture import refresh_manifest
 
 LANE = ("--adapter", "lexical,capsule", "--promote", "capsule:lexical", "--quiet")
@@ -108,9 +109,7 @@ def test_merge_refuses_a_shard_holding_pairs_of_another_slice(
 ) -> None:
     shards = _shards(capsys, tiny_fixture, tmp_path, 2)
     path = shards[1] / "shard.json"
-    document = json.loads(path.read_bytes())
-    document["receipts"].pop()
-    path.write_text(json.dumps(document), encoding="utf-8")
+    edit_json(path, lambda shard: shard["receipts"].pop())
     code, err = _merge(capsys, tmp_path / "m", *shards, fixture=tiny_fixture)
     assert code == 2
     assert "shard 2/2 does not hold exactly its slice of the pairs" in err
@@ -121,9 +120,7 @@ def test_merge_refuses_a_shard_whose_run_identity_is_malformed(
 ) -> None:
     shards = _shards(capsys, tiny_fixture, tmp_path, 2)
     path = shards[1] / "shard.json"
-    document = json.loads(path.read_bytes())
-    document["run"]["adapters"][0]["config"] = "not a fingerprint"
-    path.write_text(json.dumps(document), encoding="utf-8")
+    edit_json(path, lambda shard: shard["run"]["adapters"][0].update(config="not a fingerprint"))
     code, err = _merge(capsys, tmp_path / "m", *shards, fixture=tiny_fixture)
     assert code == 2
     assert err.startswith(f"agentic: invalid_shard: {path}: /run/adapters/0/config: String")
@@ -135,9 +132,7 @@ def test_merge_refuses_a_tampered_receipt(
 ) -> None:
     shards = _shards(capsys, tiny_fixture, tmp_path, 2)
     path = shards[0] / "shard.json"
-    document = json.loads(path.read_bytes())
-    document["receipts"][0]["canonical"]["lifecycle"] = "lukewarm"
-    path.write_text(json.dumps(document), encoding="utf-8")
+    edit_json(path, lambda shard: shard["receipts"][0]["canonical"].update(lifecycle="lukewarm"))
     code, err = _merge(capsys, tmp_path / "m", *shards, fixture=tiny_fixture)
     assert code == 2
     assert err.startswith("agentic: schema_violation: ") and "receipts[0]" in err
