@@ -139,6 +139,17 @@ def _model(model: type[_Model], value: object, path: Path, where: str) -> _Model
         raise _bad(path, f"/{where}{first_error(exc)}") from None
 
 
+def _gate(value: object, path: Path) -> Gate | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"candidate", "baseline", "replayRequired"}:
+        raise _bad(path, "'gate' is neither null nor a candidate, a baseline and replayRequired")
+    candidate, baseline, replay = value["candidate"], value["baseline"], value["replayRequired"]
+    if not (isinstance(candidate, str) and isinstance(baseline, str) and isinstance(replay, bool)):
+        raise _bad(path, "'gate' needs two adapter ids and a boolean replayRequired")
+    return Gate(candidate, baseline, replay)
+
+
 def load_shard(folder: Path) -> ShardRecord:
     """The shard written in ``folder``; each receipt is checked against the receipt schema."""
     path = folder / SHARD_FILE
@@ -155,15 +166,6 @@ def load_shard(folder: Path) -> ShardRecord:
         _model(Preparation, p, path, f"preparations/{position}")
         for position, p in enumerate(_field(document, "preparations", list, path))
     )
-    gate = document.get("gate")
-    try:
-        parsed_gate = (
-            None
-            if gate is None
-            else Gate(str(gate["candidate"]), str(gate["baseline"]), bool(gate["replayRequired"]))
-        )
-    except (TypeError, KeyError) as exc:
-        raise _bad(path, f"malformed gate ({type(exc).__name__})") from None
     receipts = _receipts(_field(document, "receipts", list, path), path, "receipts")
     again = _receipts(_field(document, "replayReceipts", list, path), path, "replayReceipts")
     return ShardRecord(
@@ -171,7 +173,7 @@ def load_shard(folder: Path) -> ShardRecord:
         run=run,
         fixture_name=_field(document, "fixtureName", str, path),
         environment=environment,
-        gate=parsed_gate,
+        gate=_gate(document.get("gate"), path),
         result=RunResult(preparations, receipts, (), again),
     )
 

@@ -127,6 +127,20 @@ def test_merge_refuses_a_shard_whose_run_identity_is_malformed(
     assert not (tmp_path / "m").exists()
 
 
+def test_merge_refuses_a_shard_whose_gate_is_not_a_boolean_replay(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shards = _shards(capsys, tiny_fixture, tmp_path, 2)
+    path = shards[0] / "shard.json"
+    edit_json(path, lambda shard: shard["gate"].update(replayRequired="no"))
+    code, err = _merge(capsys, tmp_path / "m", *shards, fixture=tiny_fixture)
+    assert code == 2
+    assert err == (
+        f"agentic: invalid_shard: {path}: 'gate' needs two adapter ids and a boolean "
+        "replayRequired\n"
+    )
+
+
 def test_merge_refuses_a_tampered_receipt(
     tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
