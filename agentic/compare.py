@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
@@ -61,6 +61,7 @@ Status = Literal["regressed", "missing", "improved", "within", "unchanged", "new
 FAILING: tuple[Status, ...] = ("regressed", "missing")
 DEFAULT_TOLERANCE = 0.02
 _Tier = TypeVar("_Tier", RankingReport, GenerationReport)
+_Summary = TypeVar("_Summary", RankingSummary, GenerationSummary)
 
 RANKING_METRICS: tuple[tuple[str, Direction], ...] = (
     ("recall", "higher"),
@@ -139,8 +140,8 @@ def _value(summary: RankingSummary | GenerationSummary, name: str) -> float | No
 
 
 def _summaries(
-    prefix: str, overall: Any, by_tag: dict[str, Any]
-) -> Iterator[tuple[str, RankingSummary | GenerationSummary]]:
+    prefix: str, overall: _Summary, by_tag: Mapping[str, _Summary]
+) -> Iterator[tuple[str, _Summary]]:
     yield f"{prefix} overall", overall
     for tag in sorted(by_tag):
         yield f"{prefix} tag:{tag}", by_tag[tag]

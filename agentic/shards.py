@@ -39,6 +39,7 @@ from agentic.runner.run import RunResult, combine_runs
 from agentic.scoring.promotion import Gate
 
 _Model = TypeVar("_Model", bound=ContractModel)
+_Value = TypeVar("_Value")
 
 SHARD_FILE = "shard.json"
 SHARD_SUMMARY = "shard.md"
@@ -118,14 +119,14 @@ def _bad(path: Path, why: str) -> ContractError:
     return ContractError("invalid_shard", f"{path}: {why}")
 
 
-def _field(document: dict[str, Any], name: str, kind: type, path: Path) -> Any:
+def _field(document: dict[str, Any], name: str, kind: type[_Value], path: Path) -> _Value:
     value = document.get(name)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise _bad(path, f"{name!r} is missing or not a {kind.__name__}")
     return value
 
 
-def _receipts(items: list[Any], path: Path, name: str) -> tuple[TrajectoryReceipt, ...]:
+def _receipts(items: list[object], path: Path, name: str) -> tuple[TrajectoryReceipt, ...]:
     return tuple(
         load_document("trajectory-receipt", item, source=f"{path}: {name}[{position}]")
         for position, item in enumerate(items)

@@ -48,6 +48,7 @@ from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask, ClaimDefinition
 
 STATE_MACHINE = "search-read-final-cues-v1"
+Scalar = bool | int | float | str  # a claim value of any type but string[]
 FIXTURE_AGENT_PROMPT = (
     "You are a deterministic evidence agent.\n"
     "Use only the visible task and normalized tool results. Search before reading.\n"
@@ -212,7 +213,7 @@ def _string(cues: ClaimCues, lines: Sequence[Line]) -> str | None:
     return after_label(lines[0].text)
 
 
-def _typed(value_type: str, match: re.Match[str]) -> Any:
+def _typed(value_type: str, match: re.Match[str]) -> Scalar | None:
     """A pattern match as a value of the claim's type, or None when it is not one.
 
     A boolean reads false when the group named ``no`` took part in the match (``are (?P<no>not
@@ -230,7 +231,9 @@ def _typed(value_type: str, match: re.Match[str]) -> Any:
     return text
 
 
-def _pattern_value(value_type: str, pattern: re.Pattern[str], lines: Sequence[Line]) -> Any:
+def _pattern_value(
+    value_type: str, pattern: re.Pattern[str], lines: Sequence[Line]
+) -> Scalar | list[str] | None:
     """A list gathers group 1 of every match on every line; other types take the first match."""
     if value_type == "string[]":
         found = {
@@ -254,7 +257,7 @@ def extract_value(
     if not lines:
         return None
     value_type = definition.valueType
-    value: Any
+    value: Scalar | list[str] | None
     if cues.pattern is not None and cues.typed_pattern:
         value = _pattern_value(value_type, cues.pattern, lines)
     elif value_type == "boolean":

@@ -20,13 +20,14 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import baselines_root
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
+    from agentic.compare import LoadedReport
 
 
 def tolerance(value: str) -> float:
@@ -73,7 +74,7 @@ def register(subparsers: Subparsers) -> None:
     parser.set_defaults(func=handle)
 
 
-def _compare_receipts(base: Any, new: Any, *, promote: bool) -> int:
+def _compare_receipts(base: LoadedReport, new: LoadedReport, *, promote: bool) -> int:
     from agentic.compare import receipt_differences
 
     if promote:

@@ -114,7 +114,7 @@ def as_jsonl(table: list[dict[str, Any]]) -> str:
     )
 
 
-def _csv_value(value: Any) -> str:
+def _csv_value(value: object) -> str:
     """Empty for null; JSON's spelling for booleans; a list joined with ``;``."""
     if value is None:
         return ""

@@ -190,7 +190,7 @@ def canonical_bytes(value: Any) -> bytes:
     return result
 
 
-def canonical_text(value: Any) -> str:
+def canonical_text(value: object) -> str:
     return canonical_bytes(value).decode("utf-8")
 
 
@@ -199,12 +199,12 @@ def sha256_hex(data: bytes | str) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
-def fingerprint(value: Any) -> str:
+def fingerprint(value: object) -> str:
     """Lowercase sha256 hex of the canonical bytes."""
     return sha256_hex(canonical_bytes(value))
 
 
-def stable_pretty_json(value: Any) -> str:
+def stable_pretty_json(value: object) -> str:
     """Human-readable JSON whose key order and number spelling are the canonical ones."""
     reparsed = json.loads(canonical_bytes(value))
     return json.dumps(reparsed, indent=2, ensure_ascii=False) + "\n"

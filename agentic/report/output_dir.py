@@ -48,7 +48,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from agentic.contract.errors import ContractError
 from agentic.contract.files import TEMP_PREFIX, TEMP_TOKEN_BYTES, max_input_bytes
@@ -80,7 +79,7 @@ class Identity:
         return f"{self.kind} report ({self.detail or 'unidentified'})"
 
 
-Reader = Callable[[str], Any]  # a file name -> its parsed JSON, None when it names nothing
+Reader = Callable[[str], object]  # a file name -> its parsed JSON, None when it names nothing
 
 
 def _text(value: object) -> str | None:
@@ -206,7 +205,7 @@ def kind_of(names: frozenset[str]) -> ReportKind | None:
     return None
 
 
-def _parse(data: bytes) -> Any:
+def _parse(data: bytes) -> object:
     try:
         return json.loads(data)
     except (ValueError, RecursionError):
@@ -224,7 +223,7 @@ def files_identity(files: Mapping[str, bytes]) -> Identity:
             "agentic/report/output_dir.py writes these names"
         )
 
-    def read(name: str) -> Any:
+    def read(name: str) -> object:
         return _parse(files[name]) if name in names else None
 
     return Identity(kind.name, kind.identify(names, read))
@@ -242,9 +241,9 @@ class PreviousReport:
         self.folder = folder
         self.kind = kind
         self.names = names  # its report files (kit temps left out)
-        self._parsed: dict[str, Any] = {}
+        self._parsed: dict[str, object] = {}
 
-    def read(self, name: str) -> Any:
+    def read(self, name: str) -> object:
         """The parsed JSON of one of its files; None when absent, unreadable or over the cap."""
         if name not in self.names:
             return None
@@ -252,7 +251,7 @@ class PreviousReport:
             self._parsed[name] = self._load(name)
         return self._parsed[name]
 
-    def _load(self, name: str) -> Any:
+    def _load(self, name: str) -> object:
         try:
             fd = os.open(self.folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TypeGuard
 
 from agentic.contract.canonical import canonical_text, sha256_hex
 from agentic.contract.report import ReplayPayload
@@ -33,7 +33,7 @@ def replay_payload_valid(payload: ReplayPayload) -> bool:
     return isinstance(parsed, dict) and projection_valid(parsed)
 
 
-def projection_valid(projection: dict[str, Any]) -> bool:
+def projection_valid(projection: dict[str, object]) -> bool:
     return (
         set(projection) == PAYLOAD_KEYS
         and projection["v"] == PROJECTION_VERSION
@@ -49,33 +49,33 @@ def projection_valid(projection: dict[str, Any]) -> bool:
     )
 
 
-def _is_hash(value: Any) -> bool:
+def _is_hash(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _SHA256.fullmatch(value) is not None
 
 
-def _is_nullable_hash(value: Any) -> bool:
+def _is_nullable_hash(value: object) -> bool:
     return value is None or _is_hash(value)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     # json.loads only yields finite numbers here: canonical_text already rejected NaN/Infinity.
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _is_integer(value: Any) -> bool:
+def _is_integer(value: object) -> TypeGuard[int | float]:
     # JSON has one number type; 1e+21 parses as a Python float but is an integer in JSON.
     return _is_number(value) and float(value).is_integer()
 
 
-def _is_tuple(value: Any, length: int) -> bool:
+def _is_tuple(value: object, length: int) -> TypeGuard[list[object]]:
     return isinstance(value, list) and len(value) == length
 
 
-def _is_strings(value: Any) -> bool:
+def _is_strings(value: object) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-def _budget_valid(budget: Any) -> bool:
+def _budget_valid(budget: object) -> bool:
     """[requestedTokens, requestedBytes, usedTokens|null, usedBytes|null, unit, tokenizer|null]"""
     return (
         _is_tuple(budget, 6)
@@ -86,7 +86,7 @@ def _budget_valid(budget: Any) -> bool:
     )
 
 
-def _retrieval_valid(retrieval: Any) -> bool:
+def _retrieval_valid(retrieval: object) -> bool:
     """[mode, index fp, config fp, retrieval fp, embedding fp|null, rerank fp|null, stages,
     fallbacks]"""
     return (
@@ -99,7 +99,7 @@ def _retrieval_valid(retrieval: Any) -> bool:
     )
 
 
-def _evidence_item_valid(item: Any) -> bool:
+def _evidence_item_valid(item: object) -> bool:
     """[uri, start, end, sourceHash, mirrorHash, passageHash, text, title|null, heading|null,
     contextIds, egress]"""
     return (
@@ -116,7 +116,7 @@ def _evidence_item_valid(item: Any) -> bool:
     )
 
 
-def _evidence_valid(evidence: Any) -> bool:
+def _evidence_valid(evidence: object) -> bool:
     return (
         isinstance(evidence, list)
         and len(evidence) > 0
@@ -124,7 +124,7 @@ def _evidence_valid(evidence: Any) -> bool:
     )
 
 
-def _guidance_item_valid(item: Any) -> bool:
+def _guidance_item_valid(item: object) -> bool:
     return (
         _is_tuple(item, 4)
         and _is_hash(item[0])
@@ -134,7 +134,7 @@ def _guidance_item_valid(item: Any) -> bool:
     )
 
 
-def _guidance_valid(guidance: Any) -> bool:
+def _guidance_valid(guidance: object) -> bool:
     return (
         _is_tuple(guidance, 3)
         and guidance[0] == "untrusted_data"
@@ -144,7 +144,7 @@ def _guidance_valid(guidance: Any) -> bool:
     )
 
 
-def _coverage_valid(coverage: Any) -> bool:
+def _coverage_valid(coverage: object) -> bool:
     """[covered facets, [[facet, reason], ...]]"""
     return (
         _is_tuple(coverage, 2)
@@ -154,18 +154,20 @@ def _coverage_valid(coverage: Any) -> bool:
     )
 
 
-def _omissions_valid(omissions: Any) -> bool:
+def _count(pair: object) -> int | float | None:
+    """The count of a ``[reason, count > 0]`` pair, or None when the pair is not one."""
+    if not (_is_tuple(pair, 2) and isinstance(pair[0], str)):
+        return None
+    count = pair[1]
+    return count if _is_integer(count) and count > 0 else None
+
+
+def _omissions_valid(omissions: object) -> bool:
     """[total, [[reason, count > 0], ...]] with total == sum of counts."""
-    if not (_is_tuple(omissions, 2) and isinstance(omissions[1], list)):
+    if not _is_tuple(omissions, 2):
         return False
-    total, counts = omissions
-    counts_valid = all(
-        _is_tuple(pair, 2) and isinstance(pair[0], str) and _is_integer(pair[1]) and pair[1] > 0
-        for pair in counts
-    )
-    return (
-        counts_valid
-        and _is_integer(total)
-        and total >= 0
-        and total == sum(pair[1] for pair in counts)
-    )
+    total, pairs = omissions
+    if not (_is_integer(total) and isinstance(pairs, list)):
+        return False
+    counts = [count for pair in pairs if (count := _count(pair)) is not None]
+    return len(counts) == len(pairs) and total >= 0 and total == sum(counts)

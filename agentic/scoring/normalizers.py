@@ -10,7 +10,6 @@ do not. Whitespace, trimming and sorting follow the JavaScript reference (``Stri
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from agentic.contract.canonical import canonical_text
 from agentic.contract.envelope import ClaimValue, StringListValue
@@ -29,7 +28,7 @@ _MAX_TIME_DAYS = 100_000_000  # ECMAScript time values span +-8.64e15 ms = +-1e8
 _MINUTES_PER_DAY = 24 * 60
 
 
-def normalize_scalar(value: object, normalizer: NormalizerId) -> Any:
+def normalize_scalar(value: object, normalizer: NormalizerId) -> object:
     if not isinstance(value, str):
         return value
     if normalizer == "trim-lower-v1":
@@ -41,7 +40,7 @@ def normalize_scalar(value: object, normalizer: NormalizerId) -> Any:
     return value
 
 
-def normalize_value(value: ClaimValue, normalizer: NormalizerId) -> Any:
+def normalize_value(value: ClaimValue, normalizer: NormalizerId) -> object:
     """The JSON value compared for equality: a scalar, or a list of strings."""
     if isinstance(value, StringListValue):
         items = [str(normalize_scalar(item, normalizer)) for item in value.value]

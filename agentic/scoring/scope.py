@@ -8,7 +8,6 @@ asked for. Values compare like JavaScript's ``===`` on JSON values, so ``true`` 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import CanonicalReceipt
@@ -27,9 +26,9 @@ def strict_equal(left: object, right: object) -> bool:
     return False  # objects, arrays and absent values never equal a primitive
 
 
-def nested_value(arguments: Mapping[str, Any], path: str) -> Any:
+def nested_value(arguments: Mapping[str, object], path: str) -> object:
     """The value at a dotted path, or a sentinel when some step is not an object."""
-    current: Any = arguments
+    current: object = arguments
     for segment in path.split("."):
         if not isinstance(current, Mapping) or segment not in current:
             return _MISSING
@@ -58,7 +57,7 @@ def filters_correct(receipt: CanonicalReceipt, oracle: HiddenOracle) -> bool:
     )
 
 
-def _filter_matches(arguments: Mapping[str, Any], key: str, expected: object) -> bool:
+def _filter_matches(arguments: Mapping[str, object], key: str, expected: object) -> bool:
     return strict_equal(nested_value(arguments, key), expected) or strict_equal(
         nested_value(arguments, f"filters.{key}"), expected
     )

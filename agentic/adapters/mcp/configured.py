@@ -171,7 +171,7 @@ def _prepare(
 # -- argument mapping ----------------------------------------------------------------------------
 
 
-def _declares_array(schema: Any) -> bool:
+def _declares_array(schema: object) -> bool:
     if not isinstance(schema, dict):
         return False
     if schema.get("type") == "array" or (

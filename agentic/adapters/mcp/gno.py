@@ -241,7 +241,7 @@ def exact_span_evidence(file: CorpusFile, start: int, end: int, text: str) -> li
     return [line_evidence(file, line, HASH_REASON) for line in range(start, end + 1)]
 
 
-def _check_source(source: Any, file: CorpusFile, what: str, *, with_hash: bool) -> str | None:
+def _check_source(source: object, file: CorpusFile, what: str, *, with_hash: bool) -> str | None:
     """Check the product's source identity against the snapshot; return its source hash."""
     identity = results.as_object(source, f"{what}.source")
     for key in ("relPath", "mime", "ext"):

@@ -36,37 +36,37 @@ def invalid(message: str) -> AdapterCallError:
     return AdapterCallError("invalid_tool_result", "harness_error", message)
 
 
-def as_object(value: Any, what: str) -> dict[str, Any]:
+def as_object(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise invalid(f"{what} must be an object")
     return value
 
 
-def as_list(value: Any, what: str) -> list[Any]:
+def as_list(value: object, what: str) -> list[Any]:
     if not isinstance(value, list):
         raise invalid(f"{what} must be an array")
     return value
 
 
-def as_str(value: Any, what: str) -> str:
+def as_str(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise invalid(f"{what} must be a string")
     return value
 
 
-def as_bool(value: Any, what: str) -> bool:
+def as_bool(value: object, what: str) -> bool:
     if not isinstance(value, bool):
         raise invalid(f"{what} must be a boolean")
     return value
 
 
-def as_int(value: Any, what: str, minimum: int = 0) -> int:
+def as_int(value: object, what: str, minimum: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise invalid(f"{what} must be an integer >= {minimum}")
     return value
 
 
-def as_unit_score(value: Any, what: str) -> float:
+def as_unit_score(value: object, what: str) -> float:
     """A finite number in [0, 1], returned as a float."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise invalid(f"{what} must be a number")
@@ -76,7 +76,7 @@ def as_unit_score(value: Any, what: str) -> float:
     return score
 
 
-def optional_str(value: Any, what: str) -> str | None:
+def optional_str(value: object, what: str) -> str | None:
     return None if value is None else as_str(value, what)
 
 
@@ -164,7 +164,7 @@ def matching_evidence(
     return evidence, mismatched
 
 
-def product_error_code(structured: Any, key: str) -> str:
+def product_error_code(structured: object, key: str) -> str:
     """A product's own error code from an error result, checked to be a plain token."""
     code = as_object(structured, "error result").get(key)
     if not isinstance(code, str) or not PRODUCT_CODE.match(code.lower()):
