@@ -10,10 +10,9 @@ oracle's own reads, a scope the agent never searches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -145,7 +144,7 @@ def _claim_reasons(task: AgentTask, fixture: Fixture, table: CueTable) -> list[s
     return reasons
 
 
-def _reads_as_expected(value: dict[str, Any], claim: OracleClaim) -> bool:
+def _reads_as_expected(value: Mapping[str, object], claim: OracleClaim) -> bool:
     try:
         actual = _CLAIM_VALUE.validate_python(value)
     except ValidationError:

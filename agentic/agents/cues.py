@@ -35,7 +35,6 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import parse_strict_object
@@ -101,7 +100,7 @@ def _error(pointer: str, message: str) -> ContractError:
     return ContractError("invalid_cue_table", f"cue table {pointer or '/'}: {message}")
 
 
-def _check_keys(value: dict[str, Any], allowed: frozenset[str], pointer: str) -> None:
+def _check_keys(value: Mapping[str, object], allowed: frozenset[str], pointer: str) -> None:
     unknown = sorted(set(value) - allowed)
     if unknown:
         raise _error(f"{pointer}/{unknown[0]}", "unknown field")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from agentic.contract.accounting import accounting_issues
 from agentic.contract.envelope import Claim, FinalEnvelope
@@ -33,7 +32,7 @@ from agentic.tools import visible_bytes
 # Given a present envelope as plain JSON, its schema errors as "<path> <keyword> <message>"
 # strings (e.g. agentic.contract.schemas.schema_errors); empty when it is valid. Without one,
 # a FinalEnvelope model counts as schema-valid, which it is by construction.
-EnvelopeSchemaErrors = Callable[[Any], Sequence[str]]
+EnvelopeSchemaErrors = Callable[[object], Sequence[str]]
 
 ENVELOPE_SCHEMA_PREFIX = "final-envelope schema validation failed: "
 # A missing envelope (agent or product error) has one schema error, in our own fixed wording;

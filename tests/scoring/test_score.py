@@ -209,7 +209,9 @@ def test_envelope_schema_errors_make_the_envelope_invalid() -> None:
         make_receipt(),
         make_task(),
         make_oracle(),
-        envelope_schema_errors=lambda raw: ["/b x", "/a y"] if raw["claims"] else [],
+        envelope_schema_errors=lambda raw: (
+            ["/b x", "/a y"] if isinstance(raw, dict) and raw["claims"] else []
+        ),
     )
     assert result.invalidOutputs == (
         "invalid_final_envelope:final-envelope schema validation failed: /a y; /b x",

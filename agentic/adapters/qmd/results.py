@@ -109,7 +109,7 @@ def file_of(scope: CallScope, qmd_file: str, collections: Sequence[str]) -> Corp
 
 
 def search_outcome(
-    structured: Any, *, scope: CallScope, collections: Sequence[str], mode: str, query: str
+    structured: object, *, scope: CallScope, collections: Sequence[str], mode: str, query: str
 ) -> CallOutcome:
     results = as_list(as_object(structured, "query structured content").get("results"), "results")
     hits: list[dict[str, Any]] = []
