@@ -285,19 +285,17 @@ def _page(report: BenchmarkReport, fixture: Fixture) -> bytes:
 
 
 def _agent_identity(request: LaneRequest, entry: AgentEntry, lane: OpenedAgent) -> AgentIdentity:
-    source = Path(entry.source)
+    cues = request.cues_path
     return AgentIdentity(
         id=lane.agent_id,
         kind=entry.kind,
         endpoint=lane.endpoint.to_json() if lane.endpoint is not None else None,
-        cues=_file_sha(request.cues_path),
-        source=sha256_hex(read_input_file(source)) if entry.origin == "config" else entry.source,
+        cues=None if cues is None else _file_sha(cues),
+        source=_file_sha(Path(entry.source)) if entry.origin == "config" else entry.source,
     )
 
 
-def _file_sha(path: Path | None) -> str | None:
-    if path is None:
-        return None
+def _file_sha(path: Path) -> str:
     return sha256_hex(read_input_file(path))
 
 

@@ -125,8 +125,7 @@ def run_unit(
                 "worker_mismatch",
                 f"a worker rebuilt another run than the driver's "
                 f"({first_difference(plan.identity.to_json(), spec.identity.to_json())} differs): "
-                "install the same "
-                "kit and the same backend and agent files on every node",
+                "install the same kit and the same backend and agent files on every node",
             )
         result = run_adapters(replace(plan.config, selected=frozenset(keys)))
     return {
