@@ -40,7 +40,7 @@ from agentic.runner.catalog import (
     load_catalog,
 )
 from agentic.runner.catalog_source import CatalogSource
-from agentic.runner.journal import Journal, with_resumed
+from agentic.runner.journal import Journal, KeyRef, RunKey, journal_folder, with_resumed
 from agentic.runner.plan import (
     AdapterIdentity,
     AgentIdentity,
@@ -115,6 +115,9 @@ class LaneRequest:
     shard: Shard | None = None
     # How ``catalog`` was built, for workers that rebuild it (None: built-ins and plugins).
     catalog_source: CatalogSource | None = None
+    # The key that seals the journal and the shard (None: AGENTIC_KEY_FILE, else the state dir's
+    # key of this run; runner/journal.KeyRef). Never part of the report.
+    key_file: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -449,16 +452,23 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         _check_matrix(run, wanted)
         return _outcome(plan, run, environment, None, progress)
     shard = None if request.shard is None else str(request.shard)
+    key = KeyRef.of(plan.identity.to_json(), request.key_file, os.environ)
+    # A shard is worthless unless sealed: its key is settled before anything runs.
+    shard_key = None if request.shard is None else key.load_or_create()
+    journal_key = key if request.shard is not None else key.for_journal(journal_folder(target))
+    identity = {**plan.identity.to_json(), "shard": shard}
     journal, resumed = Journal.open(
-        target, {**plan.identity.to_json(), "shard": shard}, wanted, resume=request.resume
+        target, identity, wanted, resume=request.resume, key=journal_key
     )
     try:
+        if journal.unresumable is not None:
+            progress.note(journal.unresumable)
         if resumed.receipts:
             progress.note(f"resuming: {len(resumed.receipts)} of {len(wanted)} pairs journaled")
         fresh = _run_pairs(plan, wanted - resumed.receipts.keys(), journal)
         run = with_resumed(fresh, resumed)
         _check_matrix(run, wanted)
-        outcome = _outcome(plan, run, environment, target, progress)
+        outcome = _outcome(plan, run, environment, target, progress, shard_key=shard_key)
         # The journal goes with a written report; one that holds nothing goes too.
         if outcome.written_to is not None or (not resumed.receipts and not journal.recorded):
             journal.finish()
@@ -473,6 +483,8 @@ def _outcome(
     environment: Environment,
     target: Path | None,
     progress: Progress,
+    *,
+    shard_key: RunKey | None = None,
 ) -> LaneOutcome:
     """The lane's report (written when there is a target), or a shard's part of it."""
     request = plan.request
@@ -495,7 +507,8 @@ def _outcome(
         gate=plan.gate,
         result=run,
     )
-    return _shard_outcome(record, plan.fixture, target, request.force, progress)
+    assert shard_key is not None  # execute_lane settles a shard's key before it runs
+    return _shard_outcome(record, plan.fixture, target, request.force, progress, key=shard_key)
 
 
 def _check_matrix(run: RunResult, wanted: frozenset[PairKey]) -> None:
@@ -558,7 +571,13 @@ def report_lane(
 
 
 def _shard_outcome(
-    record: ShardRecord, fixture: Fixture, target: Path, force: bool, progress: Progress
+    record: ShardRecord,
+    fixture: Fixture,
+    target: Path,
+    force: bool,
+    progress: Progress,
+    *,
+    key: RunKey,
 ) -> LaneOutcome:
     """A shard's own scores (never gated: the merge gates the whole lane), and its files."""
     scored = report_lane(
@@ -572,5 +591,5 @@ def _shard_outcome(
     )
     if scored.failure is not None:
         return scored
-    write_shard(record, target, scored.markdown, force=force, progress=progress)
+    write_shard(record, target, scored.markdown, key=key, force=force, progress=progress)
     return replace(scored, written_to=target)

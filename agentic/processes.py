@@ -13,8 +13,10 @@ marked orphans, and only the finished ``agentic`` command reaps every child left
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
+from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -33,6 +35,16 @@ def become_subreaper() -> bool:
         libc = ctypes.CDLL(None, use_errno=True)
         return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     return False
+
+
+def dying_with_parent(argv: Sequence[str]) -> tuple[str, ...]:
+    """``argv`` run so that it gets SIGKILL when the process that starts it ends, however it
+    ends (SIGKILL included): util-linux's ``setpriv --pdeathsig`` sets the signal and execs it,
+    so the pid is the command's own. Unchanged where ``setpriv`` is missing."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return tuple(argv)
+    return (setpriv, "--pdeathsig", "KILL", "--", *argv)
 
 
 def descendants(pid: int) -> tuple[int, ...]:

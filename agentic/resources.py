@@ -27,6 +27,16 @@ def fixtures_dir() -> Path:
     return _data_dir("fixtures")
 
 
+def bundled_fixture_dirs() -> tuple[Path, ...]:
+    """Every folder of fixtures that ships with the kit: the checkout's ``fixtures/`` and the
+    installed copy under ``agentic/_data`` (both when a wheel sits beside a checkout)."""
+    checkout = repo_root()
+    candidates = [_PACKAGE / "_data" / "fixtures"]
+    if checkout is not None:
+        candidates.insert(0, checkout / "fixtures")
+    return tuple(path for path in candidates if path.is_dir())
+
+
 def default_fixture_dir() -> Path:
     return fixtures_dir() / "agentic-retrieval"  # the lanes' default (runner/catalog.py)
 

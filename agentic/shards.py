@@ -12,11 +12,21 @@ Shards belong together when they have one run identity (kit, runtime, fixture, a
 adapters with their config fingerprints, schedule, timeout: ``lane.run_identity``), one
 environment and one gate, are numbered 1..N of one N exactly once, each holds exactly its
 slice (``plan.shard_keys``), and every adapter's index fingerprint is the same in all of them.
+
+Integrity: ``shard.json`` is sealed with an HMAC-SHA256 under the run's key and names the key by
+its ``keyId``; the merge refuses a shard whose seal does not verify. The key is kept outside the
+shard folder (``runner/journal.KeyRef``): by default in the state dir of the user who ran the
+shard, named by the run identity, so shards run and merged on one machine need nothing more;
+shards run on several machines need one key file given to each shard's run
+(``AGENTIC_KEY_FILE=F``) and to the merge (``--key-file F`` or the same variable). A shard
+edited or forged by someone without the key is refused; someone who holds the key can forge
+one. No score is stored in ``shard.json`` (``shard.md``'s are for the log and never read): the
+merge scores, replays and gates the merged receipts against the fixture (``lane.report_lane``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +43,7 @@ from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict_object
 from agentic.report.artifacts import write_artifacts
 from agentic.report.output_dir import Identity
+from agentic.runner.journal import KeyRef, RunKey
 from agentic.runner.plan import PairKey, RunIdentity, Shard, first_difference, shard_keys
 from agentic.runner.progress import Progress
 from agentic.runner.run import RunResult, combine_runs
@@ -44,7 +55,14 @@ _Value = TypeVar("_Value")
 SHARD_FILE = "shard.json"
 SHARD_SUMMARY = "shard.md"
 SHARD_KIND = "agentic-shard"
-SHARD_VERSION = 1
+SHARD_VERSION = 2  # 2: sealed by the run's key
+# Closed: nothing rides along unchecked (a stored score, say).
+SHARD_MEMBERS = frozenset(
+    {
+        *("kind", "version", "shard", "fixtureName", "run", "environment", "gate"),
+        *("preparations", "receipts", "replayReceipts", "keyId", "hmac"),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -101,11 +119,24 @@ def _summary(record: ShardRecord, scores_markdown: str) -> str:
     )
 
 
+def sealed(document: Mapping[str, Any], key: RunKey) -> dict[str, Any]:
+    """``document`` with the id of ``key`` and its HMAC under it."""
+    body = {**document, "keyId": key.key_id}
+    body.pop("hmac", None)
+    return {**body, "hmac": key.seal(SHARD_KIND, body)}
+
+
 def write_shard(
-    record: ShardRecord, target: Path, scores_markdown: str, *, force: bool, progress: Progress
+    record: ShardRecord,
+    target: Path,
+    scores_markdown: str,
+    *,
+    key: RunKey,
+    force: bool,
+    progress: Progress,
 ) -> None:
     files = {
-        SHARD_FILE: stable_pretty_json(shard_document(record)).encode("utf-8"),
+        SHARD_FILE: stable_pretty_json(sealed(shard_document(record), key)).encode("utf-8"),
         SHARD_SUMMARY: _summary(record, scores_markdown).encode("utf-8"),
     }
     write_artifacts(target, files, force=force)
@@ -151,12 +182,28 @@ def _gate(value: object, path: Path) -> Gate | None:
     return Gate(candidate, baseline, replay)
 
 
-def load_shard(folder: Path) -> ShardRecord:
-    """The shard written in ``folder``; each receipt is checked against the receipt schema."""
+def _check_seal(document: Mapping[str, Any], path: Path, ref: KeyRef) -> None:
+    key = ref.load()
+    if document.get("keyId") != key.key_id:
+        raise ContractError(
+            "run_key_mismatch", f"{path} was sealed with another key than {key.where}"
+        )
+    body = {name: value for name, value in document.items() if name != "hmac"}
+    if not key.opens(SHARD_KIND, body, document.get("hmac")):  # in constant time
+        raise _bad(path, "its HMAC does not verify under the run's key (edited or forged)")
+
+
+def load_shard(folder: Path, key_file: Path | None, environ: Mapping[str, str]) -> ShardRecord:
+    """The shard written in ``folder``; each receipt is checked against the receipt schema, then
+    the whole against its seal under the run's key (``key_file``, else ``AGENTIC_KEY_FILE`` in
+    ``environ``, else the state dir's key of the shard's run)."""
     path = folder / SHARD_FILE
     document = parse_strict_object(read_input_file(path, code="invalid_shard"), source=str(path))
     if document.get("kind") != SHARD_KIND or document.get("version") != SHARD_VERSION:
         raise _bad(path, f"not a version {SHARD_VERSION} shard of the kit")
+    if set(document) != SHARD_MEMBERS:
+        unknown, missing = set(document) - SHARD_MEMBERS, SHARD_MEMBERS - set(document)
+        raise _bad(path, f"unknown members {sorted(unknown)}, missing {sorted(missing)}")
     shard = _field(document, "shard", dict, path)
     index, count = shard.get("index"), shard.get("count")
     if not (isinstance(index, int) and isinstance(count, int) and 1 <= index <= count):
@@ -169,7 +216,7 @@ def load_shard(folder: Path) -> ShardRecord:
     )
     receipts = _receipts(_field(document, "receipts", list, path), path, "receipts")
     again = _receipts(_field(document, "replayReceipts", list, path), path, "replayReceipts")
-    return ShardRecord(
+    record = ShardRecord(
         shard=Shard(index, count),
         run=run,
         fixture_name=_field(document, "fixtureName", str, path),
@@ -177,6 +224,8 @@ def load_shard(folder: Path) -> ShardRecord:
         gate=_gate(document.get("gate"), path),
         result=RunResult(preparations, receipts, (), again),
     )
+    _check_seal(document, path, KeyRef.of(run.to_json(), key_file, environ))
+    return record
 
 
 # -- merging -------------------------------------------------------------------------------------

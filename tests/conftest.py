@@ -15,11 +15,15 @@ The tiny fixture (``tests.support.tiny_fixture``) comes three ways:
   written under its root, for the ranking and generation tiers; shared read-only like it.
 
 ``unsandboxed`` runs backend children without bubblewrap (see its docstring).
+
+Every test runs with ``XDG_STATE_HOME`` in a folder of its session, so the run keys that journals
+and shards are sealed with (``runner/journal.py``) never pile up in the real home.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -67,3 +71,12 @@ def unsandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
     cleanup, which read pids a child writes to files (a sandboxed child sees neither the file's
     folder nor its host pid)."""
     monkeypatch.setenv("AGENTIC_ISOLATION", "none")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """This session's state folder, inherited by every ``agentic`` child a test starts."""
+    folder = tmp_path_factory.mktemp("state")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(folder))
+        yield folder

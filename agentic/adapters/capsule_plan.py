@@ -8,6 +8,10 @@
 - ``variants`` = unique non-empty ``[query, "query", "facet"...]`` (a quoted variant doubles any
   inner quote). A variant the FTS grammar rejects (a facet of only hyphens, say) is dropped here,
   so every planned variant is one real lexical search.
+
+The agent's query is held to the grammar's size cap (``fts_query.MAX_QUERY_BYTES``) as sent,
+before it is normalized: normalizing megabytes only to refuse them would be the unbounded work
+the cap exists to prevent.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.fts_query import compile_query
+from agentic.adapters.fts_query import check_query_size, compile_query
 from agentic.contract.jsrules import utf16_key
 
 _WHITESPACE = re.compile(r"\s+")
@@ -77,6 +81,7 @@ def _compiles(variant: str) -> bool:
 
 def plan_query(raw_query: str, claim_keys: tuple[str, ...]) -> CapsulePlan:
     """The plan of one capsule search; the agent's own query must be valid for the grammar."""
+    check_query_size(raw_query)
     query = _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", raw_query)).strip()
     compile_query(query)  # the agent's query obeys the same grammar as a lexical search
     candidates = terms(query) + [t for key in claim_keys for t in claim_terms(key)]

@@ -7,6 +7,10 @@ Each adapter supplies only its identity, configuration and a ``search`` function
 ``reads.py``. Adding such an adapter takes its module and a catalog entry
 (``runner/catalog.py``); the conformance suite picks it up from the catalog.
 
+Deadline: a call's ``timeout_s`` becomes a monotonic deadline that SQLite statements, reads and
+the capsule's selection check as they go, and that the session checks once more when the call
+returns: an answer later than the deadline is ``tool_timeout``, never a result.
+
 Timing: ``attach`` opens the SQLite file read-only; that open is the adapter's startup, reported
 by the first ``reset`` after the attach (later resets report none, as a warm session has no
 startup to measure).
@@ -172,6 +176,13 @@ class IndexedSession:
     def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
         self._require_open()
         deadline = deadline_after(timeout_s)
+        outcome = self._dispatch(tool_name, arguments, deadline)
+        # A late answer is a timeout, as an MCP product's is (its client stops waiting at the
+        # deadline): a stage with no deadline check of its own cannot deliver past the timeout.
+        check_deadline(deadline)
+        return outcome
+
+    def _dispatch(self, tool_name: str, arguments: dict[str, Any], deadline: float) -> CallOutcome:
         check_tool_call(tool_name, arguments)
         task = self._task
         if task is None:

@@ -30,7 +30,10 @@ Public API
     ``uris(collection) -> list[str]``, ``index_fingerprint`` and ``close()`` (idempotent).
 
     ``deadline`` is a ``time.monotonic()`` instant: an SQLite progress handler aborts the statement
-    once it passes, raising ``AdapterCallError("tool_timeout", "product_error")``.
+    once it passes, raising ``AdapterCallError("tool_timeout", "product_error")``. The handler runs
+    between VM instructions only, and FTS5 parses a query and ``bm25`` scores a row inside single
+    instructions whose cost grows with the square of the query's phrase count; the grammar's size
+    caps (``fts_query``) are what keep each such instruction to milliseconds.
 
 A connection is not shared across threads concurrently; open one ``LexicalIndex`` per session.
 """

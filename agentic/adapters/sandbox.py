@@ -9,10 +9,16 @@ Under bubblewrap a child sees only:
 - the prefix of its own executable and the paths its profile names (``View.read_only``);
 - its prepared root read-only and its run root writable (``View.writable``);
 - a private ``/tmp``, ``/dev`` and ``/proc`` of its own PID namespace, so no harness process is
-  visible; no network unless the profile needs one (a kit-started HTTP server);
+  visible; a network namespace of its own with only loopback, so it reaches no host service (a
+  kit-started HTTP server is reached through a Unix socket relayed to its port, ``Relay``);
 - the scrubbed environment its profile built, nothing else.
 
-The harness's working directory is masked with an empty tmpfs whenever one of those binds would
+No fixture is ever visible: every fixture the kit bundles or installs (``agentic/_data``) and
+every fixture this process loaded (``fixture/hidden.py``) is masked with an empty tmpfs wherever
+a bind would show it (a wheel install under ``/usr``, the ``agentic`` package, a config folder).
+A command line that names ``/``, a folder holding a fixture, or a path inside one is refused
+(``SandboxError``), since a server that needs to read a fixture is one the kit cannot score. The
+harness's working directory is masked with an empty tmpfs whenever one of those binds would
 contain it. ``AGENTIC_ISOLATION`` chooses: ``auto`` (the default: bubblewrap when it works here,
 else none), ``bubblewrap`` (required: a child cannot start without it) or ``none``.
 
@@ -34,7 +40,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from agentic import resources
 from agentic.contract.report import Isolation
+from agentic.fixture import hidden
 
 ISOLATION_ENV = "AGENTIC_ISOLATION"
 ISOLATION_CHOICES: tuple[str, ...] = ("auto", "bubblewrap", "none")
@@ -42,6 +50,7 @@ BWRAP = "bwrap"
 # Read-only system runtime every child gets; the merged-/usr links are recreated as links.
 SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/etc", "/opt")
 SYSTEM_LINKS: tuple[str, ...] = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+RELAY_SCRIPT = Path(__file__).resolve().parent / "netrelay.py"
 
 
 class SandboxError(Exception):
@@ -49,13 +58,22 @@ class SandboxError(Exception):
 
 
 @dataclass(frozen=True)
+class Relay:
+    """How the harness reaches a sandboxed HTTP server: ``socket``, a Unix socket in a writable
+    bind, relayed to ``port`` inside the server's own network namespace (``netrelay.py``)."""
+
+    socket: Path
+    port: int
+
+
+@dataclass(frozen=True)
 class View:
     """The paths one child may see besides the system runtime: ``read_only`` and ``writable``
-    (bound at their own paths), and whether it shares the harness's network."""
+    (bound at their own paths); ``relay``, for an HTTP server the harness must reach."""
 
     read_only: tuple[Path, ...] = ()
     writable: tuple[Path, ...] = ()
-    network: bool = False
+    relay: Relay | None = None
 
 
 def requested_isolation(environ: Mapping[str, str]) -> str:
@@ -74,7 +92,7 @@ def bubblewrap_works() -> bool:
     executable = shutil.which(BWRAP)
     if executable is None:
         return False
-    probe = [executable, *_namespace_flags(network=False), *_system_binds(), "--", "/bin/true"]
+    probe = [executable, *_namespace_flags(), *_system_binds(), "--", "/bin/true"]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
     except (OSError, subprocess.TimeoutExpired):
@@ -106,23 +124,34 @@ def wrap(argv: Sequence[str], cwd: Path, view: View | None, mode: Isolation) -> 
         # Fail as an unsandboxed spawn would, instead of as a server that exits at once.
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
     executable = shutil.which(BWRAP) or BWRAP
+    concealed = hidden_roots()
+    _refuse_named(Path(found), argv[1:], concealed)
+    read_only = _read_only(Path(found), argv[1:], view)
+    doors = (view.relay.socket.parent,) if view.relay is not None else ()
+    writable = _existing_unique((*view.writable, *doors))
+    _refuse_inside(read_only + writable, concealed)
     return (
         executable,
-        *_namespace_flags(network=view.network),
+        *_namespace_flags(),
         *_system_binds(),
-        *_mounts(_read_only(Path(found), argv[1:], view), _existing_unique(view.writable)),
+        *_mounts(read_only, writable),
+        *_masks(read_only + writable, concealed),
+        *(("--ro-bind", str(RELAY_SCRIPT), str(RELAY_SCRIPT)) if view.relay else ()),
         "--chdir",
         str(cwd),
         "--",
-        *argv,
+        *(_relayed(argv, view.relay) if view.relay else argv),
     )
 
 
-def _namespace_flags(*, network: bool) -> tuple[str, ...]:
-    flags = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    if network:
-        flags.append("--share-net")
-    return tuple(flags)
+def _relayed(argv: Sequence[str], relay: Relay) -> tuple[str, ...]:
+    """The server's argv behind the relay that is its only door (``netrelay.py``)."""
+    door = ("--socket", str(relay.socket), "--port", str(relay.port))
+    return (sys.executable, str(RELAY_SCRIPT), *door, "--", *argv)
+
+
+def _namespace_flags() -> tuple[str, ...]:
+    return ("--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 
 
 def _system_binds() -> tuple[str, ...]:
@@ -146,6 +175,59 @@ def _read_only(executable: Path, arguments: Sequence[str], view: View) -> tuple[
     paths += _named_folders(arguments)
     paths += view.read_only
     return _existing_unique(paths)
+
+
+def hidden_roots() -> tuple[Path, ...]:
+    """Folders no backend child may see: the kit's own fixtures and every fixture this process
+    loaded, as real paths (so a bind that reaches one through a link is still masked)."""
+    roots = [*resources.bundled_fixture_dirs(), *hidden.known_roots()]
+    return _existing_unique([Path(os.path.realpath(root)) for root in roots])
+
+
+def _refuse_named(executable: Path, arguments: Sequence[str], concealed: Sequence[Path]) -> None:
+    """A command line may not name ``/`` or anything that holds, or lies in, a fixture: its
+    folder would be bound whole and the fixture's oracles read through it."""
+    for folder in [executable.parent, *_named_folders(arguments)]:
+        real = Path(os.path.realpath(folder))
+        if real == Path("/"):
+            raise SandboxError(f"the command line names {folder}, the whole file system")
+        for root in concealed:
+            if _overlaps(real, root):
+                raise SandboxError(
+                    f"the command line names {folder}, which overlaps the fixture {root}; "
+                    "a backend may not see a fixture's folder"
+                )
+
+
+def _refuse_inside(binds: Sequence[Path], concealed: Sequence[Path]) -> None:
+    """A bind inside a fixture cannot be masked without hiding the bind itself."""
+    for path in binds:
+        real = Path(os.path.realpath(path))
+        for root in concealed:
+            if real == root or root in real.parents:
+                raise SandboxError(
+                    f"{path} lies inside the fixture {root}, which a backend may not see"
+                )
+
+
+def _overlaps(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents or path in root.parents
+
+
+def _masks(binds: Sequence[Path], concealed: Sequence[Path]) -> tuple[str, ...]:
+    """An empty tmpfs over every fixture a bind (or the system runtime) would show, at the path
+    where the sandbox shows it; mounted after every bind, so nothing re-exposes it."""
+    sources = [*(Path(p) for p in SYSTEM_DIRS), *binds]
+    targets: dict[Path, None] = {}
+    for source in sources:
+        real = Path(os.path.realpath(source))
+        for root in concealed:
+            if real in root.parents:
+                targets.setdefault(source / root.relative_to(real), None)
+    args: list[str] = []
+    for target in targets:
+        args += ["--tmpfs", str(target)]
+    return tuple(args)
 
 
 def _named_folders(arguments: Sequence[str]) -> list[Path]:

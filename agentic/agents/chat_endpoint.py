@@ -10,38 +10,80 @@ with a contract failure class and a code (the runner ends the pair with it):
   ``max_retries``, each wait noted; beyond that ``llm_rate_limited``;
 - any other status that is not 2xx: ``llm_endpoint_failed`` (4xx: the request was refused,
   usually a wrong model name, key or URL; 5xx: the endpoint broke);
-- a body over ``MAX_RESPONSE_BYTES``, or not a JSON object: ``llm_response_invalid``.
+- a body over ``MAX_RESPONSE_BYTES`` (the reply is streamed and reading stops at the cap, so a
+  huge reply never sits in memory), or not a strict JSON object (``contract/strict_json.py``:
+  duplicate keys, non-finite numbers and excessive nesting included): ``llm_response_invalid``.
 
 All of these are harness errors but the timeout: a model that does not answer in time is the
 agent's failure, as for every agent. Nothing is retried but a 429, and nothing is repaired.
+
+Secrets stay here. The settings carry every secret this endpoint holds (the key, the URL's
+credentials): each body received, live or replayed, has them replaced by ``<secret>`` before it is
+cached or read (so no receipt, cache entry or message can hold them), every message names the URL
+as ``recorded_url`` writes it, and an error response is never cached.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 
 from agentic.agents.base import AgentStepError
-from agentic.agents.llm_cache import Exchange, LlmCache, Response
+from agentic.agents.llm_cache import (
+    MAX_RESPONSE_BYTES,
+    EntryUse,
+    Exchange,
+    LlmCache,
+    Response,
+    entries_digest,
+    is_success,
+)
+from agentic.contract.credentials import NO_SECRETS, Secrets, recorded_url, url_secrets
+from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import parse_strict
 from agentic.contract.text import one_line
 
-MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+# MAX_RESPONSE_BYTES lives beside the cache, which holds replays to it; it is this module's cap.
+__all__ = ["MAX_RESPONSE_BYTES", "Endpoint", "EndpointSettings"]
+
 RATE_LIMIT_BUDGET_S = 60.0  # the most a pair waits out 429s in total
 DEFAULT_RETRY_AFTER_S = 1.0
 EXCERPT_CHARS = 200  # of a failed reply's body, in its one-line reason
+ERROR_BODY_BYTES = 64 * 1024  # of a failed reply, read for its excerpt only
 
 
 @dataclass(frozen=True)
 class EndpointSettings:
+    """How to reach one endpoint. ``secrets`` always holds the key and the URL's credentials;
+    a caller may add more."""
+
     base_url: str
     api_key: str | None
     timeout_s: float
     max_retries: int
+    secrets: Secrets = NO_SECRETS
+
+    def __post_init__(self) -> None:
+        held = Secrets.of([self.api_key]) | url_secrets(self.base_url)
+        object.__setattr__(self, "secrets", self.secrets | held)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as messages name it: without its credentials."""
+        return recorded_url(self.base_url)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A live answer: the response and, for a 429, how long it asks to wait."""
+
+    response: Response
+    retry_after_s: float = 0.0
 
 
 def _retry_after(response: httpx2.Response) -> float:
@@ -57,24 +99,78 @@ def _excerpt(text: str) -> str:
     return one_line(text, EXCERPT_CHARS)
 
 
+def _client_base(base_url: str) -> tuple[str, str]:
+    """The client's base URL (path ending in ``/``, no query) and the query every request
+    carries (``?api-key=`` and the like stay parameters of each request, not part of a path)."""
+    split = urlsplit(base_url)
+    base = urlunsplit((split.scheme, split.netloc, split.path.rstrip("/") + "/", "", ""))
+    return base, split.query
+
+
+def _read(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the (decoded) body, and whether there was more: reading stops
+    at the cap, so a reply of any size costs at most about ``limit`` bytes of memory."""
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        if size + len(chunk) > limit:
+            chunks.append(chunk[: limit - size])
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False
+
+
+def _too_large(exchange: Exchange, detail: str) -> AgentStepError:
+    return AgentStepError(
+        "harness_error",
+        "llm_response_invalid",
+        f"{exchange.path}: the reply is over the {MAX_RESPONSE_BYTES}-byte cap ({detail})",
+    )
+
+
+def _received(exchange: Exchange, response: httpx2.Response) -> _Answer:
+    """The answer of a streamed ``response``, its body read only as far as it may go."""
+    status = response.status_code
+    if status == 429:
+        return _Answer(Response(status, ""), _retry_after(response))
+    ok = is_success(status)
+    declared = response.headers.get("content-length", "")
+    if ok and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        raise _too_large(exchange, f"it announces {declared} bytes; none were read")
+    data, more = _read(response, MAX_RESPONSE_BYTES if ok else ERROR_BODY_BYTES)
+    if ok and more:
+        raise _too_large(exchange, f"reading stopped at {len(data)} bytes")
+    # As httpx2 decodes ``.text``: the declared charset, else UTF-8, undecodable bytes replaced.
+    text = data.decode(response.encoding or "utf-8", errors="replace")
+    if ok and len(text.encode("utf-8")) > MAX_RESPONSE_BYTES:
+        raise _too_large(exchange, "once decoded")
+    return _Answer(Response(status, text))
+
+
 @dataclass
 class Endpoint:
-    """Requests to one endpoint; ``notes`` collects what a caller should record (429 waits)."""
+    """Requests to one endpoint; ``notes`` collects what a caller should record (429 waits);
+    ``cache_uses`` the cache entries recorded or replayed, in order."""
 
     settings: EndpointSettings
     cache: LlmCache | None
     client: httpx2.Client | None = None
     sleep: Callable[[float], None] = time.sleep
     notes: list[str] = field(default_factory=list)
+    cache_uses: list[EntryUse] = field(default_factory=list)
 
     def _client(self) -> httpx2.Client:
         if self.client is None:
-            headers = {"Accept": "application/json"}
+            # identity: a compressed reply could inflate far past the cap within one chunk.
+            headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
             if self.settings.api_key is not None:
                 headers["Authorization"] = f"Bearer {self.settings.api_key}"
+            base, query = _client_base(self.settings.base_url)
             # trust_env off: no proxy or netrc from this machine's environment shapes a request.
             self.client = httpx2.Client(
-                base_url=self.settings.base_url.rstrip("/") + "/",
+                base_url=base,
+                params=query,
                 headers=headers,
                 timeout=self.settings.timeout_s,
                 trust_env=False,
@@ -95,20 +191,37 @@ class Endpoint:
     def exchange(self, exchange: Exchange) -> dict[str, Any]:
         """The JSON object the endpoint answers (from the cache in replay mode)."""
         if self.cache is not None and self.cache.mode == "replay":
-            response = self.cache.load(exchange)
+            stored = self.cache.load(exchange)
+            self.cache_uses.append(EntryUse.of(exchange, stored))
+            response = self._scrubbed(stored)
         else:
-            response = self._live(exchange)
-            if self.cache is not None:
+            response = self._scrubbed(self._live(exchange))
+            # An error answer is the run's failure, not an answer to replay.
+            if self.cache is not None and is_success(response.status):
                 self.cache.store(exchange, response)
+                self.cache_uses.append(EntryUse.of(exchange, response))
         return _decoded(exchange, response)
+
+    def cache_notes(self) -> list[str]:
+        """What the pair's observations record of the cache entries it used."""
+        if self.cache is None or not self.cache_uses:
+            return []
+        count = len(self.cache_uses)
+        return [
+            f"llm_cache {self.cache.mode}: {count} entr{'y' if count == 1 else 'ies'}, "
+            f"digest sha256:{entries_digest(self.cache_uses)}"
+        ]
+
+    def _scrubbed(self, response: Response) -> Response:
+        return Response(response.status, self.settings.secrets.scrub(response.body))
 
     def _live(self, exchange: Exchange) -> Response:
         waited = 0.0
         for attempt in range(self.settings.max_retries + 1):
-            response = self._send(exchange)
-            if response.status_code != 429:
-                return _bounded(response)
-            pause = _retry_after(response)
+            answer = self._send(exchange)
+            if answer.response.status != 429:
+                return answer.response
+            pause = answer.retry_after_s
             if attempt == self.settings.max_retries or waited + pause > RATE_LIMIT_BUDGET_S:
                 break
             self.notes.append(f"rate_limited: waited {pause:g} s (attempt {attempt + 1})")
@@ -121,48 +234,44 @@ class Endpoint:
             f"{waited:g} s of waiting",
         )
 
-    def _send(self, exchange: Exchange) -> httpx2.Response:
+    def _send(self, exchange: Exchange) -> _Answer:
         path = exchange.path.lstrip("/")
+        scrub = self.settings.secrets.scrub
         try:
-            if exchange.body is None:
-                return self._client().request(exchange.method, path)
-            return self._client().request(exchange.method, path, json=exchange.body)
+            with self._client().stream(exchange.method, path, json=exchange.body) as response:
+                return _received(exchange, response)
         except httpx2.TimeoutException as exc:
             raise AgentStepError(
                 "agent_error",
                 "agent_timeout",
-                f"{exchange.path}: no answer within {self.settings.timeout_s:g} s ({exc!r})",
+                scrub(f"{exchange.path}: no answer within {self.settings.timeout_s:g} s ({exc!r})"),
             ) from None
         except httpx2.HTTPError as exc:
             raise AgentStepError(
                 "harness_error",
                 "llm_endpoint_unreachable",
-                f"{self.settings.base_url}: {type(exc).__name__}: {exc}",
+                scrub(f"{self.settings.shown_url}: {type(exc).__name__}: {exc}"),
             ) from None
 
 
-def _bounded(response: httpx2.Response) -> Response:
-    size = len(response.content)
-    if size > MAX_RESPONSE_BYTES:
-        raise AgentStepError(
-            "harness_error",
-            "llm_response_invalid",
-            f"the reply is {size} bytes, over the {MAX_RESPONSE_BYTES}-byte cap",
-        )
-    return Response(response.status_code, response.text)
-
-
 def _decoded(exchange: Exchange, response: Response) -> dict[str, Any]:
-    if not 200 <= response.status < 300:
+    """The body as a JSON object, read by the strict parser (never ``json.loads``: a deeply
+    nested reply must be a failure code, not a RecursionError)."""
+    if not is_success(response.status):
         raise AgentStepError(
             "harness_error",
             "llm_endpoint_failed",
             f"{exchange.method} {exchange.path}: HTTP {response.status}: {_excerpt(response.body)}",
         )
     try:
-        value = json.loads(response.body)
-    except ValueError:
-        value = None
+        value = parse_strict(response.body, source="the reply")
+    except ContractError as exc:
+        raise AgentStepError(
+            "harness_error",
+            "llm_response_invalid",
+            f"{exchange.path}: the body is not strict JSON ({exc.message}): "
+            f"{_excerpt(response.body)}",
+        ) from None
     if not isinstance(value, dict):
         raise AgentStepError(
             "harness_error",

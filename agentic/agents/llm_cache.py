@@ -8,21 +8,32 @@ HTTP status and the body text, as received) under the key, with the body's own s
 requests were all recorded reruns with the endpoint down, to the same receipts. ``off`` is no
 cache at all.
 
-One entry is one file, ``<DIR>/<key>.json``, written atomically. An entry is read as strictly as
-every other input: strict JSON, the closed shape below, its key equal to the hash of its request
-and its body equal to its hash. A request missing in replay, or an entry that fails a check, is
-a ContractError (exit 2): a replayed lane is whole or it does not run.
+One entry is one file, ``<DIR>/<key>.json``, written atomically. Only a 2xx answer is recorded:
+an error response (a refused key, a broken endpoint) or a transport failure is the run's failure,
+never an answer to replay, and its body may quote what was sent (a key). An entry is read as
+strictly as every other input and held to what live mode accepts: a regular file, never a link,
+of at most ``MAX_ENTRY_BYTES`` (checked before a byte is read), strict JSON, the closed shape
+below, its key equal to the hash of its request, a 2xx status, and a body within the live cap
+``MAX_RESPONSE_BYTES`` equal to its hash. A request missing in replay, or an entry that fails a
+check, is a ContractError (exit 2): a replayed lane is whole or it does not run.
+
+``entries_digest`` names the entries a pair used (each one's key, status and body hash, in the
+order asked), so two replays from caches that differ only where no receipt looks still differ in
+what the run records about itself (the pair's observations).
 """
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from agentic.contract.canonical import canonical_bytes, sha256_hex
+from agentic.contract.canonical import canonical_bytes, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file, replace_atomically
 from agentic.contract.strict_json import parse_strict
@@ -32,6 +43,15 @@ CACHE_MODES: tuple[CacheMode, ...] = ("record", "replay", "off")
 ENTRY_FORMAT = "agentic-llm-cache-entry/1"
 # Fields that change how an answer travels, never what it says.
 TRANSPORT_FIELDS = frozenset({"stream", "stream_options", "user", "timeout"})
+# The most of a reply live mode reads (chat_endpoint.py); a replayed body is held to it too.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+# An entry holds its body JSON-escaped (at worst 6 bytes a byte, a control character as \u00XX)
+# beside its request: every entry the kit can write fits, a 60 MB file is never read.
+MAX_ENTRY_BYTES = 32 * 1024 * 1024
+
+
+def is_success(status: int) -> bool:
+    return 200 <= status < 300
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,27 @@ class Response:
     status: int
     body: str
 
+    def body_sha256(self) -> str:
+        return sha256_hex(self.body.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class EntryUse:
+    """One entry a pair recorded or replayed: its key and what it answered."""
+
+    key: str
+    status: int
+    body_sha256: str
+
+    @classmethod
+    def of(cls, exchange: Exchange, response: Response) -> EntryUse:
+        return cls(exchange.key(), response.status, response.body_sha256())
+
+
+def entries_digest(uses: Iterable[EntryUse]) -> str:
+    """The sha256 naming the entries used, in order (see the module docstring)."""
+    return fingerprint([[u.key, u.status, u.body_sha256] for u in uses])
+
 
 class _Stored(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
@@ -80,14 +121,8 @@ class LlmCache:
     def load(self, exchange: Exchange) -> Response:
         """The stored response of ``exchange``; ContractError when missing or not intact."""
         path = self.path(exchange)
-        if not path.is_file():
-            raise ContractError(
-                "llm_cache_miss",
-                f"{exchange.method} {exchange.path} is not in the cache {self.folder} "
-                f"(key {exchange.key()[:16]}); record it first with --llm-cache-mode record",
-            )
         source = str(path)
-        document = parse_strict(read_input_file(path, code="llm_cache_corrupt"), source=source)
+        document = parse_strict(self._entry_bytes(exchange, path), source=source)
         try:
             stored = _Stored.model_validate(document)
         except ValidationError as exc:
@@ -96,18 +131,35 @@ class LlmCache:
             raise ContractError("llm_cache_corrupt", f"{source}: {where}: {first['msg']}") from None
         if stored.key != exchange.key() or stored.request != exchange.keyed():
             raise ContractError("llm_cache_corrupt", f"{source}: its request is not this one")
-        if sha256_hex(stored.body.encode("utf-8")) != stored.bodySha256:
-            raise ContractError("llm_cache_corrupt", f"{source}: its body fails its sha256")
+        _check_answer(source, stored)
         return Response(stored.status, stored.body)
 
+    def _entry_bytes(self, exchange: Exchange, path: Path) -> bytes:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            raise ContractError(
+                "llm_cache_miss",
+                f"{exchange.method} {exchange.path} is not in the cache {self.folder} "
+                f"(key {exchange.key()[:16]}); record it first with --llm-cache-mode record",
+            ) from None
+        except OSError as exc:
+            raise ContractError("llm_cache_corrupt", f"{path}: {exc.strerror or exc}") from None
+        # The kit writes regular files only: a link could stand in for any file on the machine.
+        if stat.S_ISLNK(mode):
+            raise ContractError("llm_cache_corrupt", f"{path}: is a link, not a cache entry")
+        return read_input_file(path, code="llm_cache_corrupt", max_bytes=MAX_ENTRY_BYTES)
+
     def store(self, exchange: Exchange, response: Response) -> None:
+        if not is_success(response.status):
+            raise ValueError(f"HTTP {response.status} is an error response, never recorded")
         entry = {
             "format": ENTRY_FORMAT,
             "key": exchange.key(),
             "request": exchange.keyed(),
             "status": response.status,
             "body": response.body,
-            "bodySha256": sha256_hex(response.body.encode("utf-8")),
+            "bodySha256": response.body_sha256(),
         }
         target = self.path(exchange)
         try:
@@ -115,6 +167,23 @@ class LlmCache:
             replace_atomically(target, canonical_bytes(entry) + b"\n")
         except OSError as exc:
             raise ContractError("llm_cache_write_failed", f"cannot write {target}: {exc}") from None
+
+
+def _check_answer(source: str, stored: _Stored) -> None:
+    """What live mode would have refused is refused on replay too."""
+    if not is_success(stored.status):
+        raise ContractError(
+            "llm_cache_corrupt",
+            f"{source}: HTTP {stored.status}, an error response is never recorded",
+        )
+    body = stored.body.encode("utf-8")
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise ContractError(
+            "llm_cache_corrupt",
+            f"{source}: its body is {len(body)} bytes, over the {MAX_RESPONSE_BYTES}-byte cap",
+        )
+    if sha256_hex(body) != stored.bodySha256:
+        raise ContractError("llm_cache_corrupt", f"{source}: its body fails its sha256")
 
 
 def open_cache(folder: Path | None, mode: CacheMode) -> LlmCache | None:

@@ -16,7 +16,10 @@ over as a list, which no step is. Nothing is retried or repaired.
 What decides the model's behaviour (the config minus transport and secrets, the model ids the
 endpoint reports, this module's prompt and protocol versions, and whether answers come from the
 content-addressed cache) is the agent's fingerprint; the API key is read from the variable the
-config names and never recorded anywhere.
+config names and never recorded anywhere: its value, and the credentials of ``base_url``, are
+removed from every reply and message (``chat_endpoint.py``), and the URL is recorded as
+``contract/credentials.recorded_url`` writes it. Each pair's observations name the cache entries
+it used (``llm_cache.entries_digest``).
 """
 
 from __future__ import annotations
@@ -366,7 +369,7 @@ class OpenAIChatSession:
         return None
 
     def notes(self) -> tuple[str, ...]:
-        return tuple(self._endpoint.notes)
+        return (*self._endpoint.notes, *self._endpoint.cache_notes())
 
     def close(self) -> None:
         self._endpoint.close()

@@ -143,3 +143,14 @@ def progress_printer(quiet: bool) -> Progress:
     (stderr a terminal) or one line per finished cohort (not); nothing when ``quiet``. Commands
     that only report steps (ranking, generation) use its ``note``."""
     return progress_for(quiet)
+
+
+def add_key_file_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--key-file F``: the key that seals journals and shards (``runner/journal.py``), for a
+    run resumed or merged on another machine."""
+    parser.add_argument(
+        "--key-file",
+        type=Path,
+        help=f"{what}, shared by every machine of the run (default: AGENTIC_KEY_FILE, else "
+        "this user's key of the run under the state dir)",
+    )

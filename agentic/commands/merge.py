@@ -1,14 +1,23 @@
-"""``agentic merge SHARD_DIR... --out DIR``: the report of a lane run as shards."""
+"""``agentic merge SHARD_DIR... --out DIR``: the report of a lane run as shards.
+
+Each shard must verify under the run's key (``shards.py``): ``--key-file F``, else
+``AGENTIC_KEY_FILE``, else the key the shards' run left in this user's state dir."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic.commands.argtypes import add_force_option, add_quiet_option, progress_printer
+from agentic.commands.argtypes import (
+    add_force_option,
+    add_key_file_option,
+    add_quiet_option,
+    progress_printer,
+)
 from agentic.contract.errors import ContractError
 
 if TYPE_CHECKING:
@@ -28,6 +37,7 @@ def register(subparsers: Subparsers) -> None:
         type=Path,
         help="the shards' fixture (default: the kit's fixture the shards name)",
     )
+    add_key_file_option(parser, "the key the shards were sealed with")
     add_force_option(parser, other="another lane", where="--out")
     add_quiet_option(parser)
     parser.set_defaults(func=handle)
@@ -35,7 +45,12 @@ def register(subparsers: Subparsers) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     outcome = merge_into(
-        args.shards, args.fixture, args.out, force=args.force, progress=progress_printer(args.quiet)
+        args.shards,
+        args.fixture,
+        args.out,
+        force=args.force,
+        progress=progress_printer(args.quiet),
+        key_file=args.key_file,
     )
     sys.stdout.write(outcome.markdown)
     reason = outcome.failure or outcome.harness_error
@@ -45,17 +60,24 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def merge_into(
-    shards: Sequence[Path], fixture_dir: Path | None, out: Path, *, force: bool, progress: Progress
+    shards: Sequence[Path],
+    fixture_dir: Path | None,
+    out: Path,
+    *,
+    force: bool,
+    progress: Progress,
+    key_file: Path | None = None,
 ) -> LaneOutcome:
     """Merge the folders of all N shards of one run into the lane's report at ``out``, on the
-    shards' fixture (``fixture_dir``, default: the kit's fixture the shards name)."""
+    shards' fixture (``fixture_dir``, default: the kit's fixture the shards name). Scores,
+    replays and the gate are derived from the merged receipts, never read from a shard."""
     from agentic.fixture.loader import load_fixture
     from agentic.lane import report_lane
     from agentic.report.output_dir import check_output, lane_identity
     from agentic.resources import fixtures_dir
     from agentic.shards import load_shard, merge_shards
 
-    merged = merge_shards([load_shard(folder) for folder in shards])
+    merged = merge_shards([load_shard(folder, key_file, os.environ) for folder in shards])
     fixture = load_fixture(fixture_dir or fixtures_dir() / merged.fixture_name)
     if fixture.snapshot.fingerprint != merged.run.fixture:
         raise ContractError(

@@ -12,6 +12,7 @@ from agentic.commands.argtypes import (
     add_executor_options,
     add_force_option,
     add_jobs_option,
+    add_key_file_option,
     add_quiet_option,
     csv_items,
     execution,
@@ -95,6 +96,7 @@ def register(subparsers: Subparsers) -> None:
         "its journal lacks are run; the report is the one an uninterrupted run writes",
     )
     add_executor_options(parser)
+    add_key_file_option(parser, "the key that seals this run's journal and shard")
     parser.add_argument(
         "--shard",
         type=_shard,
@@ -203,6 +205,7 @@ def handle(args: argparse.Namespace) -> int:
         catalog_source=source,
         resume=args.resume,
         shard=args.shard,
+        key_file=args.key_file,
         **_lane_settings(args, catalog),
     )
     outcome = execute_lane(request, progress=progress_printer(args.quiet))

@@ -206,11 +206,19 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the fixture agent was scheduled on a task with a claim its cue table has no entry for",
     ),
     ErrorCode(
+        "fixture_authoring_busy",
+        None,
+        True,
+        "fixture add-task refused: another add-task holds the fixture's authoring lock; nothing "
+        "was changed",
+    ),
+    ErrorCode(
         "fixture_authoring_failed",
         None,
         True,
         "fixture init or add-task refused: a folder that is not empty, an unknown area, an "
-        "evidence line that is not in its document, a claim key another task owns",
+        "evidence line that is not in its document, a claim key another task owns, two source "
+        "files on one library path, a symlink leaving the folder copied from",
     ),
     ErrorCode(
         "fixture_canary_leak",
@@ -230,6 +238,12 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a task, or a task and its oracle together, break a contract rule",
+    ),
+    ErrorCode(
+        "fixture_document_too_large",
+        None,
+        True,
+        "fixture init or add-task refused: a document is larger than the 8 MiB cap on one document",
     ),
     ErrorCode(
         "fixture_evidence_invalid",
@@ -512,8 +526,8 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a resume journal entry is malformed, tampered (its receipt's canonical hash "
-        "differs), of another pair, or lacks its adapter's preparation: the journal is kept "
-        "as it is",
+        "differs, or its HMAC does not verify under the run's key), of another pair, or lacks "
+        "its adapter's preparation: the journal is kept as it is",
     ),
     ErrorCode(
         "invalid_lifecycle_schedule",
@@ -570,6 +584,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "a report is unreadable, malformed, of no known kind, or its scores do not match it",
     ),
     ErrorCode(
+        "invalid_run_key",
+        None,
+        True,
+        "a run's key file (--key-file, AGENTIC_KEY_FILE or the state dir's) is not a regular "
+        "file of 32 to 4096 bytes readable by its owner only",
+    ),
+    ErrorCode(
         "invalid_schema",
         None,
         True,
@@ -587,7 +608,8 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a --shard value that is not K/N with 1 <= K <= N, or a shard.json that is not a "
-        "version 1 shard of the kit (a field missing, a receipt failing its schema)",
+        "version 2 shard of the kit (a field missing or unknown, a receipt failing its schema, "
+        "an HMAC that does not verify under the run's key)",
     ),
     ErrorCode(
         "invalid_task_schedule",
@@ -606,8 +628,8 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "invalid_tool_result",
         "harness_error",
         False,
-        "an adapter's outcome or result is malformed: fails validation, an oversized or "
-        "malformed MCP message, evidence off the document",
+        "an adapter's outcome or result is malformed: fails validation, a malformed MCP "
+        "message, evidence off the document",
     ),
     ErrorCode(
         "invalid_trial_schedule",
@@ -664,8 +686,9 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "llm_cache_corrupt",
         None,
         True,
-        "an entry of the LLM record/replay cache fails its checks: not strict JSON, not the "
-        "entry shape, its request or its body hash differ",
+        "an entry of the LLM record/replay cache fails its checks: a link or not a regular "
+        "file, not strict JSON, not the entry shape, its request or its body hash differ, an "
+        "error status (never recorded), or a body over the live reply cap",
     ),
     ErrorCode(
         "llm_cache_miss",
@@ -704,8 +727,9 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "llm_response_invalid",
         "harness_error",
         False,
-        "the model endpoint's reply is not usable: over the size cap, not a JSON object, no "
-        "choices, no message, a tool call without a name",
+        "the model endpoint's reply is not usable: over the size cap (reading stops there), "
+        "not a strict JSON object (duplicate keys, nesting too deep), no choices, no message, "
+        "a tool call without a name",
     ),
     ErrorCode(
         "local_model_unavailable",
@@ -810,6 +834,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "compare --receipts: a pair of NEW has no counterpart in BASE",
+    ),
+    ErrorCode(
+        "prepared_tree_too_large",
+        "harness_error",
+        False,
+        "a backend config's prepare step left more than 100000 entries or 1 GiB of files under "
+        "{prepared}, refused from their sizes before any is read (at preparation and attach)",
     ),
     ErrorCode(
         "qmd_index_clone_mismatch",
@@ -989,6 +1020,27 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the two reports are of different kinds, or --receipts was given non-lane reports",
     ),
     ErrorCode(
+        "run_key_mismatch",
+        None,
+        True,
+        "--resume or agentic merge was given another key than the one the journal or shard "
+        "was sealed with: nothing was run or written",
+    ),
+    ErrorCode(
+        "run_key_missing",
+        None,
+        True,
+        "--resume or agentic merge found no key of the run (its state dir key, or the given "
+        "key file), or the journal was begun where no key could be kept: nothing was run",
+    ),
+    ErrorCode(
+        "run_key_unavailable",
+        None,
+        True,
+        "a shard's key cannot be created in the state dir (not writable): set "
+        "AGENTIC_KEY_FILE or XDG_STATE_HOME; nothing was run",
+    ),
+    ErrorCode(
         "sandbox_unavailable",
         None,
         True,
@@ -1033,6 +1085,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         False,
         "a tool call failed: the product crashed, broke protocol, answered an error, closed or "
         "would not start, or the adapter raised",
+    ),
+    ErrorCode(
+        "tool_result_too_large",
+        "product_error",
+        False,
+        "the MCP product sent a message (a stdio line or an HTTP reply) over its byte cap "
+        "(max_message_bytes); its process group is killed",
     ),
     ErrorCode(
         "tool_schema_mismatch",

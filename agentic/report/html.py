@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from agentic.contract.credentials import recorded_url
 from agentic.contract.envelope import ClaimValue, FinalEnvelope
 from agentic.contract.receipt import Call, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, ScoreRecord
@@ -424,8 +425,10 @@ def _endpoint_facts(report: BenchmarkReport) -> tuple[tuple[str, str], ...]:
     if endpoint is None:
         return ()
     models = ", ".join(endpoint.endpointModels) or "none listed"
+    shown_url = recorded_url(endpoint.baseUrl)
     return (
-        ("Agent endpoint", f"{endpoint.model} at {endpoint.baseUrl} (reports: {models})"),
+        # recorded_url again: an older stored report may hold a URL with its credentials.
+        ("Agent endpoint", f"{endpoint.model} at {shown_url} (reports: {models})"),
         ("Model answers", endpoint.answers),
     )
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from agentic.contract.credentials import recorded_url
 from agentic.contract.receipt import Timing, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, CapsuleReplay, Promotion, ScoreRecord
 from agentic.report.outcomes import missed_terms
@@ -275,7 +276,10 @@ def _endpoint_lines(report: BenchmarkReport) -> list[str]:
             "(`--llm-cache DIR --llm-cache-mode record`) and replay"
         )
     return [
-        f"- Agent endpoint: `{endpoint.model}` at {endpoint.baseUrl} (reports: {models})",
+        # recorded_url again: a report written before URLs were recorded without credentials
+        # must not print them either (it leaves a recorded URL as it is).
+        f"- Agent endpoint: `{endpoint.model}` at {recorded_url(endpoint.baseUrl)} "
+        f"(reports: {models})",
         f"- Reproducibility: {verdict}",
     ]
 

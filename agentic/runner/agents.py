@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from agentic.agents.base import Agent, AgentStepError
 from agentic.contract.canonical import sha256_hex
+from agentic.contract.credentials import recorded_url
 from agentic.contract.errors import ContractError
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.task import AgentTask
@@ -163,7 +164,9 @@ def open_openai_agent(
     agent = OpenAIChatAgent(config, settings, cache, identity)
     provenance = AgentEndpoint(
         kind="openai-chat",
-        baseUrl=config.base_url,
+        # Recorded without credentials (report, canonical data, run identity): a URL with none
+        # is recorded as written, so committed fingerprints stay.
+        baseUrl=recorded_url(config.base_url),
         model=config.model,
         endpointModels=models,
         answers=identity.answers,

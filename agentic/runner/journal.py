@@ -16,15 +16,42 @@ unlocked was left by a run that no longer exists. The journal is removed once th
 served is written; a run that finds one without ``--resume`` is refused, so a forgotten flag
 never throws away finished pairs. A run killed before it wrote ``journal.json`` leaves a journal
 with no header and no entry: it journaled nothing, so the next run takes it over as new.
+
+Integrity: every entry (pair and preparation) carries an HMAC-SHA256 under the run's key, over
+the entry and the run's identity, and ``journal.json`` names the key by its ``keyId`` (an HMAC
+of a constant: it identifies the key without revealing it). ``--resume`` needs that key and
+refuses an entry whose HMAC does not verify. The key never lives in the journal (``KeyRef``):
+
+- given, ``AGENTIC_KEY_FILE=F`` (``LaneRequest.key_file``; ``agentic merge --key-file F``): a
+  file of 32 to 4096 bytes readable by its owner only, which the kit never creates, changes or
+  removes. Shards run on several machines, and a journal resumed on another machine or in a new
+  container, use such a file, the same on each;
+- else a file of 32 random bytes, mode 0600, in ``$XDG_STATE_HOME/agentic/keys/``
+  (``~/.local/state`` without ``XDG_STATE_HOME``), created on first use: for a shard,
+  ``<sha256 of the run identity>``, shared by every shard of the run run by this user and their
+  journals, and never removed by the kit (the merge needs it); for a whole run,
+  ``journal-<sha256 of that and the journal's real path>``, removed with the journal
+  (``KeyRef.for_journal``). A state dir that cannot be written leaves the run working but its
+  journal unresumable (a note says so; ``--resume`` is refused with ``run_key_missing``).
+
+What it protects against: an entry edited, forged or copied from another run by someone without
+the key (a receipt replaced and its canonical hash recomputed, say) is refused. Someone who holds
+the key (the user that ran it, or anyone who can read the key file) can forge entries; that is
+out of reach of any key kept on the same machine. Scores are never stored here: the report's
+scores, replays and gate are derived again from the receipts and the fixture (``lane.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import os
+import secrets
 import shutil
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +72,7 @@ from agentic.runner.run import RunResult, combine_runs
 
 JOURNAL_PREFIX = ".agentic-journal-"
 JOURNAL_KIND = "agentic-journal"
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2  # 2: entries sealed by the run's key
 HEADER = "journal.json"
 LOCK = "lock"
 PAIRS = "pairs"
@@ -55,6 +82,144 @@ PREPARATIONS = "preparations"
 def journal_folder(target: Path) -> Path:
     target = target.absolute()
     return target.parent / f"{JOURNAL_PREFIX}{target.name}"
+
+
+# -- the run key: outside the journal and the shard, so that whoever can edit them cannot seal -----
+
+KEY_FILE_ENV = "AGENTIC_KEY_FILE"
+KEY_MIN_BYTES = 32  # 256 bits, HMAC-SHA256's block of security; also what the kit generates
+KEY_MAX_BYTES = 4096
+_NOT_OWNER = 0o077  # group and other permission bits: a key file may have none
+_KEY_ID_MESSAGE = b"agentic run key id"
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """The secret that seals a run's journal entries and its shards. Never printed, never in a
+    report or a fingerprint."""
+
+    secret: bytes = field(repr=False)
+    where: str  # the key file, for messages
+
+    @property
+    def key_id(self) -> str:
+        """Names the key without revealing it, so that a file sealed with another key is told
+        apart from an edited one."""
+        return hmac.new(self.secret, _KEY_ID_MESSAGE, hashlib.sha256).hexdigest()[:16]
+
+    def seal(self, domain: str, document: object) -> str:
+        """HMAC-SHA256 of the canonical bytes of ``document`` in ``domain`` (the domain keeps a
+        seal of one kind of file from verifying another)."""
+        message = canonical_bytes({"domain": domain, "document": document})
+        return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
+
+    def opens(self, domain: str, document: object, mac: object) -> bool:
+        return isinstance(mac, str) and hmac.compare_digest(self.seal(domain, document), mac)
+
+
+def keys_dir(environ: Mapping[str, str]) -> Path:
+    """The user's folder of run keys (XDG: a relative ``XDG_STATE_HOME`` is ignored)."""
+    state = environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(state):
+        home = environ.get("HOME") or os.path.expanduser("~")
+        state = os.path.join(home, ".local", "state")
+    return Path(state, "agentic", "keys")
+
+
+@dataclass(frozen=True)
+class KeyRef:
+    """Where one run's key is: the file the user gave, or this run's file in the state dir."""
+
+    path: Path
+    given: bool  # --key-file / AGENTIC_KEY_FILE: the kit never creates it
+    disposable: bool = False  # one journal's own key, removed with it
+
+    @classmethod
+    def of(
+        cls, run: Mapping[str, Any], key_file: Path | None, environ: Mapping[str, str]
+    ) -> KeyRef:
+        """The key of the run ``run`` (a ``RunIdentity`` as JSON, without the shard: every shard
+        of one run and their journals share it)."""
+        if key_file is None and environ.get(KEY_FILE_ENV):
+            key_file = Path(environ[KEY_FILE_ENV])
+        if key_file is not None:
+            return cls(key_file, given=True)
+        return cls(keys_dir(environ) / fingerprint(dict(run)), given=False)
+
+    def for_journal(self, folder: Path) -> KeyRef:
+        """The key of the journal of a run that is not a shard. A state-dir key is then the
+        journal's own (named by its folder too) and goes with it, so finished runs leave no
+        keys behind; a shard's key must outlive its run, until the merge."""
+        if self.given:
+            return self
+        name = fingerprint({"run": self.path.name, "journal": os.path.realpath(folder)})
+        return KeyRef(self.path.with_name(f"journal-{name}"), given=False, disposable=True)
+
+    def load(self) -> RunKey:
+        """The key; ``run_key_missing`` when there is none, ``invalid_run_key`` when the file
+        is not a private regular file of 32 to 4096 bytes."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise ContractError("run_key_missing", self._missing()) from None
+        except OSError as exc:
+            raise self._invalid(exc.strerror or str(exc)) from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise self._invalid("not a regular file")
+            if info.st_mode & _NOT_OWNER:
+                mode = oct(stat.S_IMODE(info.st_mode))
+                raise self._invalid(f"others than its owner may use it (mode {mode}; chmod 600)")
+            secret = os.read(fd, KEY_MAX_BYTES + 1)
+        finally:
+            os.close(fd)
+        if not KEY_MIN_BYTES <= len(secret) <= KEY_MAX_BYTES:
+            raise self._invalid(f"a key has {KEY_MIN_BYTES} to {KEY_MAX_BYTES} bytes")
+        return RunKey(secret, str(self.path))
+
+    def load_or_create(self) -> RunKey:
+        """The key, created first in the state dir when there is none (never a given file)."""
+        if not self.given:
+            self._create()
+        return self.load()
+
+    def _create(self) -> None:
+        """32 random bytes written whole to a private temp file, then hard-linked into place
+        unless a key is there: concurrent shards of one run end up with one key, and no reader
+        ever sees part of one."""
+        temp = self.path.with_name(f"{TEMP_PREFIX}{self.path.name}-{secrets.token_hex(8)}")
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            with os.fdopen(os.open(temp, flags, 0o600), "wb") as handle:
+                handle.write(secrets.token_bytes(KEY_MIN_BYTES))
+                handle.flush()
+                os.fsync(handle.fileno())
+            # A key already there (another shard, an earlier journal of the run) is the run's.
+            with contextlib.suppress(FileExistsError):
+                os.link(temp, self.path)
+        except OSError as exc:
+            raise ContractError(
+                "run_key_unavailable",
+                f"cannot keep this run's key in {self.path.parent} ({exc.strerror or exc}); "
+                f"set {KEY_FILE_ENV} to a key file, or XDG_STATE_HOME to a writable folder",
+            ) from None
+        finally:
+            with contextlib.suppress(OSError):  # gone once linked, or never made
+                temp.unlink()
+
+    def _missing(self) -> str:
+        if self.given:
+            return f"{self.path}: no such key file"
+        return (
+            f"no key of this run at {self.path}: journals and shards are accepted only with "
+            f"the key of the run that wrote them (the same user's state dir, or the same "
+            f"--key-file / {KEY_FILE_ENV} on every machine)"
+        )
+
+    def _invalid(self, why: str) -> ContractError:
+        return ContractError("invalid_run_key", f"{self.path}: {why}")
 
 
 @dataclass(frozen=True)
@@ -78,12 +243,37 @@ def _entry_name(key: PairKey) -> str:
     return f"{fingerprint(key.to_json())}.json"
 
 
+@dataclass(frozen=True)
+class _Sealer:
+    """Seals the entries of one run's journal. The run's identity is sealed with each entry, so
+    an entry of another run sealed with the same key (one ``--key-file`` for many runs) does not
+    verify here."""
+
+    key: RunKey
+    run: Mapping[str, Any]
+
+    def _document(self, kind: str, entry: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        body = {name: value for name, value in entry.items() if name != "hmac"}
+        return f"{JOURNAL_KIND}-{kind}", {"run": dict(self.run), "entry": body}
+
+    def seal(self, kind: str, entry: Mapping[str, Any]) -> str:
+        return self.key.seal(*self._document(kind, entry))
+
+    def check(self, path: Path, kind: str, entry: Mapping[str, Any]) -> None:
+        if not self.key.opens(*self._document(kind, entry), entry.get("hmac")):
+            raise _invalid(path, "its HMAC does not verify under this run's key (edited or forged)")
+
+
 class Journal:
     """An open, locked journal. ``close`` releases the lock; ``finish`` also removes it."""
 
     def __init__(self, folder: Path, lock_fd: int) -> None:
         self.folder = folder
         self._lock_fd = lock_fd
+        self._sealer: _Sealer | None = None  # None: no key could be kept, never resumable
+        self._key: KeyRef | None = None
+        self.unresumable: str | None = None  # why, for the run's log
+        self._journaled: Mapping[str, Preparation] = {}  # the resumed preparations
         self.recorded = 0  # receipts journaled by this run
 
     @classmethod
@@ -94,9 +284,11 @@ class Journal:
         planned: frozenset[PairKey],
         *,
         resume: bool,
+        key: KeyRef,
     ) -> tuple[Journal, Resumed]:
         """The journal of the run ``identity`` at ``target``: a new one, or with ``resume`` the
-        one an interrupted run of the same identity left (its entries checked and returned)."""
+        one an interrupted run of the same identity left (its entries checked under ``key`` and
+        returned)."""
         folder = journal_folder(target)
         existed = _check_folder(folder)
         if not existed:
@@ -104,20 +296,51 @@ class Journal:
         journal = cls(folder, _lock(folder))
         try:
             if not existed or _unborn(folder):
-                (folder / PAIRS).mkdir(exist_ok=True)
-                (folder / PREPARATIONS).mkdir(exist_ok=True)
-                header = {"kind": JOURNAL_KIND, "version": JOURNAL_VERSION, "run": dict(identity)}
-                replace_atomically(folder / HEADER, canonical_bytes(header))
+                journal._begin(identity, key)
                 return journal, NOTHING
-            _check_header(folder, identity, resume=resume)
-            return journal, _load_entries(folder, planned)
+            header = _check_header(folder, identity, resume=resume)
+            journal._key = key
+            journal._sealer = _Sealer(_resume_key(folder, header, key), identity)
+            resumed = _load_entries(folder, planned, journal._sealer)
+            journal._journaled = resumed.preparations
+            return journal, resumed
         except BaseException:
             journal.close()
+            if not existed:  # nothing journaled yet: leave no folder behind a refused start
+                shutil.rmtree(folder, ignore_errors=True)
             raise
 
+    def _begin(self, identity: Mapping[str, Any], key: KeyRef) -> None:
+        self._key = key
+        try:
+            run_key: RunKey | None = key.load_or_create()
+        except ContractError as exc:
+            # A state dir that cannot be written (a container's user without a home, say) must
+            # not stop the run; only its resume is lost, and the run's log says so.
+            if exc.code != "run_key_unavailable":
+                raise
+            run_key, self.unresumable = None, f"this run cannot be resumed: {exc.message}"
+        (self.folder / PAIRS).mkdir(exist_ok=True)
+        (self.folder / PREPARATIONS).mkdir(exist_ok=True)
+        header = {
+            "kind": JOURNAL_KIND,
+            "version": JOURNAL_VERSION,
+            "run": dict(identity),
+            "keyId": None if run_key is None else run_key.key_id,
+        }
+        replace_atomically(self.folder / HEADER, canonical_bytes(header))
+        self._sealer = None if run_key is None else _Sealer(run_key, identity)
+
+    def _sealed(self, kind: str, entry: dict[str, Any]) -> bytes:
+        mac = None if self._sealer is None else self._sealer.seal(kind, entry)
+        return canonical_bytes({**entry, "hmac": mac})
+
     def preparation(self, record: Preparation) -> None:
+        # Checked here, before the record replaces the journaled one and any pair of the new
+        # index is journaled: refused later, a second --resume would mix the two indexes.
+        _check_index(self._journaled.get(record.adapterId), record)
         path = self.folder / PREPARATIONS / f"{fingerprint(record.adapterId)}.json"
-        replace_atomically(path, canonical_bytes(record.to_json()))
+        replace_atomically(path, self._sealed("preparation", {"preparation": record.to_json()}))
 
     def receipt(self, key: PairKey, receipt: TrajectoryReceipt) -> None:
         entry = {
@@ -125,12 +348,15 @@ class Journal:
             "canonicalSha256": fingerprint(receipt.canonical.to_json()),
             "receipt": receipt.to_json(),
         }
-        replace_atomically(self.folder / PAIRS / _entry_name(key), canonical_bytes(entry))
+        replace_atomically(self.folder / PAIRS / _entry_name(key), self._sealed("pair", entry))
         self.recorded += 1
 
     def finish(self) -> None:
-        """The report is written: the journal goes."""
+        """The report is written: the journal goes, and its own key with it."""
         shutil.rmtree(self.folder, ignore_errors=True)
+        if self._key is not None and self._key.disposable:
+            with contextlib.suppress(OSError):
+                self._key.path.unlink()
         self.close()
 
     def close(self) -> None:
@@ -176,7 +402,7 @@ def _lock(folder: Path) -> int:
     return lock_exclusive(folder / LOCK, busy, follow_links=False)
 
 
-def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) -> None:
+def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) -> dict[str, Any]:
     path = folder / HEADER
     try:
         header = parse_strict_object(
@@ -203,6 +429,27 @@ def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) ->
             f"{folder} is the journal of another run ({name} differs: journal "
             f"{recorded.get(name)!r}, this run {identity.get(name)!r}); nothing was run",
         )
+    return header
+
+
+def _resume_key(folder: Path, header: Mapping[str, Any], key: KeyRef) -> RunKey:
+    """The key the journal was sealed with, or a refusal that names what is missing."""
+    recorded = header.get("keyId")
+    if recorded is None:
+        raise ContractError(
+            "run_key_missing",
+            f"{folder} was begun where no key could be kept, so its entries cannot be trusted; "
+            "remove it to start over",
+        )
+    if not isinstance(recorded, str):
+        raise _invalid(folder / HEADER, "its keyId is not a string")
+    run_key = key.load()
+    if run_key.key_id != recorded:
+        raise ContractError(
+            "run_key_mismatch",
+            f"{folder} was sealed with another key than {run_key.where}; the journal is kept",
+        )
+    return run_key
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -216,10 +463,10 @@ def _entries(folder: Path) -> list[Path]:
     return paths
 
 
-def _load_entries(folder: Path, planned: frozenset[PairKey]) -> Resumed:
+def _load_entries(folder: Path, planned: frozenset[PairKey], sealer: _Sealer) -> Resumed:
     preparations: dict[str, Preparation] = {}
     for path in _entries(folder / PREPARATIONS):
-        record = _load_preparation(path)
+        record = _load_preparation(path, sealer)
         preparations[record.adapterId] = record
     by_name = {_entry_name(key): key for key in planned}
     receipts: dict[PairKey, TrajectoryReceipt] = {}
@@ -227,7 +474,7 @@ def _load_entries(folder: Path, planned: frozenset[PairKey]) -> Resumed:
         key = by_name.get(path.name)
         if key is None:
             raise _invalid(path, "a pair this run does not plan")
-        receipts[key] = _load_receipt(path, key)
+        receipts[key] = _load_receipt(path, key, sealer)
     return Resumed(preparations, receipts)
 
 
@@ -238,18 +485,28 @@ def _read(path: Path) -> dict[str, Any]:
         raise _invalid(path, exc.message) from None
 
 
-def _load_preparation(path: Path) -> Preparation:
+PREPARATION_ENTRY = frozenset({"preparation", "hmac"})
+PAIR_ENTRY = frozenset({"key", "canonicalSha256", "receipt", "hmac"})
+
+
+def _load_preparation(path: Path, sealer: _Sealer) -> Preparation:
+    entry = _read(path)
+    if set(entry) != PREPARATION_ENTRY:
+        raise _invalid(path, f"a preparation entry holds exactly {sorted(PREPARATION_ENTRY)}")
     try:
-        record = Preparation.model_validate(_read(path))
+        record = Preparation.model_validate(entry["preparation"])
     except ValueError as exc:
         raise _invalid(path, f"not a preparation record ({type(exc).__name__})") from None
     if path.name != f"{fingerprint(record.adapterId)}.json":
         raise _invalid(path, f"named for another adapter than {record.adapterId!r}")
+    sealer.check(path, "preparation", entry)
     return record
 
 
-def _load_receipt(path: Path, key: PairKey) -> TrajectoryReceipt:
+def _load_receipt(path: Path, key: PairKey, sealer: _Sealer) -> TrajectoryReceipt:
     entry = _read(path)
+    if set(entry) != PAIR_ENTRY:  # closed: nothing rides along unchecked (a score, say)
+        raise _invalid(path, f"a pair entry holds exactly {sorted(PAIR_ENTRY)}")
     if entry.get("key") != key.to_json():
         raise _invalid(path, "its key is not the pair it is named for")
     document = entry.get("receipt")
@@ -257,7 +514,7 @@ def _load_receipt(path: Path, key: PairKey) -> TrajectoryReceipt:
         raise _invalid(path, "no receipt")
     try:
         # The closed, strict models without the JSON Schema pass (7x faster on a resume of
-        # hundreds of pairs): the kit wrote this entry, and its canonical part is hashed below.
+        # hundreds of pairs): the kit wrote this entry, and its HMAC is checked below.
         receipt = load_model("trajectory-receipt", document, source=str(path))
     except ContractError as exc:
         raise _invalid(path, exc.message) from None
@@ -267,26 +524,33 @@ def _load_receipt(path: Path, key: PairKey) -> TrajectoryReceipt:
         raise _invalid(path, "its receipt is of another pair")
     if fingerprint(receipt.canonical.to_json()) != entry.get("canonicalSha256"):
         raise _invalid(path, "its receipt's canonical hash differs from the recorded one")
+    sealer.check(path, "pair", entry)
     return receipt
 
 
+def _check_index(earlier: Preparation | None, record: Preparation) -> None:
+    """An adapter prepared again must have the journaled index, or its old and new receipts
+    would not be of one index."""
+    if earlier is None or record.observations.preparationUnavailableReason is not None:
+        return
+    if earlier.indexFingerprint != record.indexFingerprint:
+        raise ContractError(
+            "journal_mismatch",
+            f"{record.adapterId} prepared an index other than the journaled one "
+            f"({record.indexFingerprint[:12]} vs {earlier.indexFingerprint[:12]}); "
+            "remove the journal to start over",
+        )
+
+
 def with_resumed(fresh: RunResult, resumed: Resumed) -> RunResult:
-    """The whole run: the journaled pairs and preparations with those run since. An adapter
-    prepared again must have the journaled index, or its old and new receipts would not be of
-    one index."""
+    """The whole run: the journaled pairs and preparations with those run since."""
     preparations = dict(resumed.preparations)
     for record in fresh.preparations:
-        earlier = preparations.get(record.adapterId)
-        if earlier is None or record.observations.preparationUnavailableReason is not None:
+        _check_index(preparations.get(record.adapterId), record)
+        if record.adapterId not in preparations or (
+            record.observations.preparationUnavailableReason is not None
+        ):
             preparations[record.adapterId] = record  # a failed one stops the report
-            continue
-        if earlier.indexFingerprint != record.indexFingerprint:
-            raise ContractError(
-                "journal_mismatch",
-                f"{record.adapterId} prepared an index other than the journaled one "
-                f"({record.indexFingerprint[:12]} vs {earlier.indexFingerprint[:12]}); "
-                "remove the journal to start over",
-            )
     scored = [r for k, r in resumed.receipts.items() if k.pass_ == "scored"]
     again = [r for k, r in resumed.receipts.items() if k.pass_ == "replay"]
     for adapter_id in {r.canonical.adapterId for r in scored} - preparations.keys():

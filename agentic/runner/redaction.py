@@ -8,6 +8,10 @@ a pure function of the message and the machine's identity: the same input always
 output, and redacting a redacted message changes nothing (unless the length cap cut it inside a
 placeholder). Only observations are redacted; canonical data keeps a failure's code, never its
 message, so no fingerprint depends on any of this.
+
+Shapes miss a secret that looks like nothing in particular. The exact values the kit was given
+(an endpoint's key, a URL's credentials, a backend's ``secret_env`` values) travel in the
+identity's ``secrets`` (``contract/credentials.py``) and are replaced first, wherever they stand.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ import os
 import pwd
 import re
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
+
+from agentic.contract.credentials import NO_SECRETS, SECRET, Secrets
 
 _POSIX_PATH = re.compile(r"(?:/[\w.@+-]+){2,}")
 _WINDOWS_PATH = re.compile(r"[A-Za-z]:\\(?:[^\\\s]+\\?)+")
 MAX_MESSAGE = 240
-SECRET = "<secret>"
 
 # NAME=value and NAME: value, where NAME names a credential. An exception name ("KeyError:
 # 'uri'") is a diagnostic, not an assignment, so names ending in Error/Exception/Warning are not.
@@ -63,11 +68,16 @@ _SHORTEST_NAME = 2  # a one-letter name would redact every "a" or "x" of a messa
 
 @dataclass(frozen=True)
 class Identity:
-    """Who and where the kit runs: the names redaction removes from messages."""
+    """Who and where the kit runs, and the secrets it holds: what redaction removes."""
 
     users: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
     homes: tuple[str, ...] = ()
+    secrets: Secrets = NO_SECRETS
+
+    def holding(self, secrets: Secrets) -> Identity:
+        """This identity, also removing ``secrets``."""
+        return replace(self, secrets=self.secrets | secrets)
 
 
 def _account() -> pwd.struct_passwd | None:
@@ -135,9 +145,11 @@ def _redact_identity(text: str, identity: Identity) -> str:
 def redact_secrets(message: str, identity: Identity | None = None) -> str:
     """``message`` on one line without credentials, user, host or home; paths are kept (for a
     reason printed to the person fixing their setup, as a preparation failure is)."""
-    text = " ".join(message.split())
+    who = local_identity() if identity is None else identity
+    # Exact values first, before whitespace is folded: a value is matched as it was given.
+    text = " ".join(who.secrets.scrub(message).split())
     text = _redact_secrets(text)
-    return _redact_identity(text, local_identity() if identity is None else identity)
+    return _redact_identity(text, who)
 
 
 def redact(message: str, identity: Identity | None = None) -> str:

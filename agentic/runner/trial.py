@@ -27,9 +27,16 @@ from agentic.runner.redaction import redact
 from agentic.runner.steps import StepError, parse_step
 from agentic.tools import project_result
 
-# Failures after which a warm cohort's process/model state is unknown.
+# Failures after which a warm cohort's process/model state is unknown (an oversized MCP message
+# kills the product's process group, as a timeout does).
 CORRUPTING_CODES = frozenset(
-    {"tool_timeout", "tool_call_failed", "invalid_tool_result", "agent_timeout"}
+    {
+        "tool_timeout",
+        "tool_call_failed",
+        "invalid_tool_result",
+        "tool_result_too_large",
+        "agent_timeout",
+    }
 )
 
 

@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from agentic.adapters.sandbox import SandboxError, View, requested_isolation, wrap
+from agentic.adapters.sandbox import (
+    RELAY_SCRIPT,
+    Relay,
+    SandboxError,
+    View,
+    requested_isolation,
+    wrap,
+)
 from agentic.processes import SESSION_ENV, reap_adopted
 from tests.support.processes import process_alive
 
@@ -42,9 +49,25 @@ def test_under_bubblewrap_the_child_gets_its_own_namespaces_and_dies_with_the_ha
     assert _pairs(wrapped, "--chdir") == [str(tmp_path)]
 
 
-def test_only_a_view_that_needs_the_network_shares_it(tmp_path: Path) -> None:
-    assert "--share-net" not in wrap((PYTHON,), tmp_path, View(), "bubblewrap")
-    assert "--share-net" in wrap((PYTHON,), tmp_path, View(network=True), "bubblewrap")
+def test_no_child_shares_the_harness_network(tmp_path: Path) -> None:
+    relay = Relay(tmp_path / "door" / "http.sock", 8000)
+    (tmp_path / "door").mkdir()
+    for view in (View(), View(relay=relay)):
+        assert "--share-net" not in wrap((PYTHON,), tmp_path, view, "bubblewrap")
+
+
+def test_a_relayed_server_runs_behind_the_relay_with_its_door_writable(tmp_path: Path) -> None:
+    door = tmp_path / "door"
+    door.mkdir()
+    relay = Relay(door / "http.sock", 8123)
+    wrapped = wrap((PYTHON, "-m", "server"), tmp_path, View(relay=relay), "bubblewrap")
+    command = wrapped[wrapped.index("--") + 1 :]
+    assert command == (
+        PYTHON, str(RELAY_SCRIPT), "--socket", str(door / "http.sock"), "--port", "8123",
+        "--", PYTHON, "-m", "server",
+    )  # fmt: skip
+    assert str(door) in _pairs(wrapped, "--bind")
+    assert str(RELAY_SCRIPT) in _pairs(wrapped, "--ro-bind")
 
 
 def test_read_only_and_writable_paths_are_bound_as_such(tmp_path: Path) -> None:
@@ -134,3 +157,65 @@ def test_a_spared_child_is_not_reaped() -> None:
     marked = _marked_child("session-c")
     assert reap_adopted("session-c", spared=frozenset({marked})) == ()
     assert reap_adopted("session-c") == (marked,)
+
+
+def _fixture_folder(path: Path) -> Path:
+    """A folder the loader has noted as a fixture (the sandbox hides every such folder)."""
+    from agentic.fixture import hidden
+
+    (path / "oracles").mkdir(parents=True)
+    hidden.remember(path)
+    return path
+
+
+def test_a_fixture_inside_a_bound_folder_is_masked_after_every_bind(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    fixture = _fixture_folder(config / "fixtures" / "mine")
+    wrapped = wrap((PYTHON,), tmp_path, View(read_only=(config,)), "bubblewrap")
+    assert str(fixture) in _pairs(wrapped, "--tmpfs")
+    last_bind = max(i for i, part in enumerate(wrapped) if part in ("--bind", "--ro-bind"))
+    assert wrapped.index(str(fixture)) > last_bind
+
+
+def test_a_fixture_reached_through_a_linked_bind_is_masked_where_the_sandbox_shows_it(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "real"
+    _fixture_folder(real / "fx")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    wrapped = wrap((PYTHON,), tmp_path, View(read_only=(link,)), "bubblewrap")
+    assert str(link / "fx") in _pairs(wrapped, "--tmpfs")
+
+
+def test_the_kits_bundled_fixtures_are_among_the_hidden_roots() -> None:
+    from agentic import resources
+    from agentic.adapters.sandbox import hidden_roots
+
+    assert set(resources.bundled_fixture_dirs()) <= set(hidden_roots())
+    assert resources.bundled_fixture_dirs()
+
+
+def test_a_command_line_that_names_the_file_system_root_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SandboxError, match="names /, the whole file system"):
+        wrap((PYTHON, "/"), tmp_path, View(), "bubblewrap")
+
+
+def test_a_command_line_that_names_a_file_inside_a_fixture_is_refused(tmp_path: Path) -> None:
+    fixture = _fixture_folder(tmp_path / "fx")
+    oracle = fixture / "oracles" / "t1.json"
+    oracle.write_text("{}", encoding="utf-8")
+    with pytest.raises(SandboxError, match="overlaps the fixture"):
+        wrap((PYTHON, "server.py", "--data", str(oracle)), tmp_path, View(), "bubblewrap")
+
+
+def test_a_command_line_that_names_a_folder_holding_a_fixture_is_refused(tmp_path: Path) -> None:
+    _fixture_folder(tmp_path / "data" / "fx")
+    with pytest.raises(SandboxError, match="overlaps the fixture"):
+        wrap((PYTHON, str(tmp_path / "data")), tmp_path, View(), "bubblewrap")
+
+
+def test_a_view_path_inside_a_fixture_is_refused(tmp_path: Path) -> None:
+    fixture = _fixture_folder(tmp_path / "fx")
+    with pytest.raises(SandboxError, match="lies inside the fixture"):
+        wrap((PYTHON,), tmp_path, View(read_only=(fixture / "oracles",)), "bubblewrap")

@@ -464,3 +464,32 @@ def test_a_startup_timeout_kills_the_server(tmp_path: Path) -> None:
             log_path=tmp_path / "server.log",
         )
     assert processes_mentioning(str(missing)) == []
+
+
+def test_a_server_ends_when_the_test_runner_that_started_it_is_killed(tmp_path: Path) -> None:
+    """SIGKILL leaves no ``finally`` to run: the parent-death signal alone ends the server."""
+    import subprocess
+    import sys
+
+    ready = tmp_path / "ready"
+    runner = (
+        "import pathlib, sys, time\n"
+        "from tests.support.openai_server import start_pinned_server\n"
+        "server = start_pinned_server()\n"
+        f"pathlib.Path({str(ready)!r}).write_text(str(server.process.pid))\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", runner], cwd=Path(__file__).parents[2])
+    try:
+        deadline = time.monotonic() + 180
+        while not ready.exists() and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+        server_pid = int(ready.read_text())
+        assert process_alive(server_pid)
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while process_alive(server_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not process_alive(server_pid)

@@ -3,9 +3,10 @@
 Setup faults (a command that is not there, a server without a bound tool or argument, a URL
 nobody answers) end the lane: one line on stderr, exit 2, nothing written. Call faults end the
 pair with the contract's class and code: a foreign document is the product's scope violation;
-a result the kit cannot normalize (a ``file://`` URI, lines past a document's end, an oversized
-reply) is ``invalid_tool_result``; an HTTP error status, a crash or garbage is the product's
-failed call; no answer in time is ``tool_timeout``.
+a result the kit cannot normalize (a ``file://`` URI, lines past a document's end) is
+``invalid_tool_result``; an oversized reply is the product's ``tool_result_too_large``; an HTTP
+error status, a crash or garbage is the product's failed call; no answer in time is
+``tool_timeout``.
 """
 
 from __future__ import annotations
@@ -176,7 +177,7 @@ def test_a_uri_outside_the_task_is_refused_before_any_traffic(
     [
         ("status-500", "tool_call_failed", "product_error"),
         ("not-json", "tool_call_failed", "product_error"),
-        ("oversized", "invalid_tool_result", "harness_error"),
+        ("oversized", "tool_result_too_large", "product_error"),
         ("slow", "tool_timeout", "product_error"),
     ],
 )

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
+import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agentic.adapters import sandbox
-from tests.support.backends import agentic, stdio_config, write_config
+from tests.support.backends import agentic, http_config, stdio_config, write_config
 from tests.support.processes import processes_mentioning
 from tests.support.tiny_fixture import TASK_A
 
@@ -148,3 +151,88 @@ def test_a_sandboxed_server_that_times_out_ends_the_lane_with_one_line_and_no_tr
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _run_config(tmp_path: Path, fixture_dir: Path, config: Path) -> tuple[int, str]:
+    done = agentic(
+        "run", "--fixture", str(fixture_dir), "--backend", str(config), "--adapter", "hostile",
+        "--task", TASK_A, "--promote", "none", "--out", str(tmp_path / "out"), "--quiet",
+        temp=tmp_path / "tmp",
+    )  # fmt: skip
+    return done.returncode, done.stderr
+
+
+def test_a_prepare_step_that_names_an_oracle_file_is_refused_in_one_line(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    oracle = sorted(tiny_fixture_dir.glob("oracles/*.json"))[0]
+    document = {
+        **hostile_config("probe", "p", []),
+        "prepare": [sys.executable, "-c", "pass", str(oracle)],
+    }
+    code, stderr = _run_config(tmp_path, tiny_fixture_dir, write_config(tmp_path / "c", document))
+    assert code == 2
+    assert stderr.count("\n") == 1, stderr
+    assert "overlaps the fixture" in stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("named", ["/", "parent"])
+def test_a_command_that_names_the_root_or_a_folder_holding_the_fixture_is_refused(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch, named: str
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    path = "/" if named == "/" else str(tiny_fixture_dir.parent)
+    document = hostile_config("probe", "p", [])
+    document["command"] = [*document["command"], path]  # type: ignore[misc]
+    code, stderr = _run_config(tmp_path, tiny_fixture_dir, write_config(tmp_path / "c", document))
+    assert code == 2
+    assert stderr.count("\n") == 1, stderr
+    assert "the whole file system" in stderr or "overlaps the fixture" in stderr
+
+
+@pytest.mark.usefixtures("harness_secret")
+def test_a_config_kept_in_a_folder_that_holds_the_fixture_shows_the_backend_no_oracle(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    shared = tmp_path / "shared"
+    fixture = shutil.copytree(tiny_fixture_dir, shared / "fixture")
+    guesses = sorted(fixture.glob("oracles/*.json"))
+    config = write_config(shared, hostile_config("probe", "p", guesses))
+    code, stderr = _run_config(tmp_path, fixture, config)
+    assert code in (0, 1), stderr
+    assert (tmp_path / "out" / "report.json").is_file(), stderr
+
+
+@pytest.fixture
+def host_service() -> Iterator[int]:
+    """A TCP service on the host's loopback (a stand-in for the model endpoint)."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+def _run_http_probe(tmp_path: Path, fixture_dir: Path, port: int) -> tuple[int, str]:
+    document = http_config("probe-host", id="hostile", env={"HOSTILE_TARGET_PORT": str(port)})
+    return _run_config(tmp_path, fixture_dir, write_config(tmp_path / "c", document))
+
+
+def test_a_kit_started_http_server_under_the_sandbox_reaches_no_host_service(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch, host_service: int
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    code, stderr = _run_http_probe(tmp_path, tiny_fixture_dir, host_service)
+    assert code in (0, 1), stderr
+    assert (tmp_path / "out" / "report.json").is_file(), stderr
+
+
+def test_without_the_sandbox_the_same_http_server_reaches_the_host_service(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch, host_service: int
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "none")
+    code, stderr = _run_http_probe(tmp_path, tiny_fixture_dir, host_service)
+    assert code == 2
+    assert "adapter_preparation_failed" in stderr

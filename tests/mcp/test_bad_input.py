@@ -116,12 +116,12 @@ def test_structured_content_of_the_wrong_shape_is_invalid(fake_session: SessionF
         assert _search(session) == ("invalid_tool_result", "harness_error")
 
 
-def test_an_oversized_result_is_invalid_and_the_server_killed(
+def test_an_oversized_result_is_the_products_error_and_the_server_killed(
     fake_session: SessionFactory,
 ) -> None:
     # The fake profile caps messages at 64 KiB; the server answers with 200 kB of text.
     with fake_session("oversized", extra=("--oversize", "200000")) as session:
-        assert _search(session) == ("invalid_tool_result", "harness_error")
+        assert _search(session) == ("tool_result_too_large", "product_error")
         assert session.pid is not None and group_gone(session.pid)
 
 

@@ -137,3 +137,16 @@ def test_a_report_folder_on_disk_renders_without_the_fixture(tmp_path: Path) -> 
     path = root / "baselines" / "fixture-agent" / "report.json"
     report = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
     assert b"The fixture was not at hand" in render_html(report)
+
+
+def test_the_pages_policy_allows_its_one_script_by_hash_and_no_inline_script(page: str) -> None:
+    import base64
+    import hashlib
+
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    assert policy is not None
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(html.unescape(scripts[0]).encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in policy.group(1)
+    assert "'unsafe-inline'" not in policy.group(1).split("script-src", 1)[1].split(";")[0]

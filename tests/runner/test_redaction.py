@@ -216,3 +216,20 @@ def test_a_failed_preparation_reports_its_reason_without_secrets_but_with_its_pa
     assert "prepare exited 7" in stderr
     assert "s3cr3t-0042" not in stderr
     assert "TOKEN=<secret> in /opt/prep/logs" in stderr
+
+
+TOKEN = "plain7words-0f9e8d7c6b5a"
+
+
+@pytest.mark.parametrize("marked", [True, False])
+def test_a_secret_env_value_a_product_echoes_reaches_no_artifact(
+    tmp_path: Path, tiny_fixture: Fixture, marked: bool
+) -> None:
+    document = stdio_config("echo-token", env={"BACKEND_TOKEN": TOKEN})
+    if marked:
+        document["secret_env"] = ["BACKEND_TOKEN"]
+    stderr, out = _lane_with(tmp_path, tiny_fixture, document)
+    written = stderr + "".join(p.read_text(encoding="utf-8") for p in sorted(out.iterdir()))
+    assert "cannot open" in written
+    # Unmarked, the value has no credential shape and passes: the control that the echo is real.
+    assert (TOKEN in written) is not marked

@@ -88,6 +88,9 @@ class FakeEndpoint:
     requests: list[dict[str, Any]] = field(default_factory=list)
     authorizations: list[str] = field(default_factory=list)  # each request's header, if any
     port: int = 0
+    # What ``GET /v1/models`` answers instead of the listing of ``models`` (a hostile reply).
+    models_reply: Reply | None = None
+    queries: list[str] = field(default_factory=list)  # each request's query string, if any
 
     @property
     def base_url(self) -> str:
@@ -108,14 +111,25 @@ def _handler(endpoint: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _path(self) -> str:
+            """The request's path; its query (a key passed as ``?api-key=``) is noted."""
+            path, _, query = self.path.partition("?")
+            if query:
+                endpoint.queries.append(query)
+            return path
+
         def do_GET(self) -> None:
-            if self.path.rstrip("/") == "/v1/models":
+            listing = self._path().rstrip("/") == "/v1/models"
+            if listing and endpoint.models_reply is not None:
+                self._send(endpoint.models_reply)
+            elif listing:
                 data = [{"id": m, "object": "model"} for m in endpoint.models]
                 self._send(json_reply({"object": "list", "data": data}))
             else:
                 self._send(json_reply({"error": "not found"}, 404))
 
         def do_POST(self) -> None:
+            self._path()
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length))
             endpoint.requests.append(body)
@@ -126,9 +140,15 @@ def _handler(endpoint: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    # Non-daemon handlers: server_close joins them, so a handler still busy when its test ends
+    # (a hung policy) cannot print its error into the next test's captured stderr.
+    daemon_threads = False
+
+
 @contextmanager
 def serving(endpoint: FakeEndpoint) -> Iterator[FakeEndpoint]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(endpoint))
+    server = _Server(("127.0.0.1", 0), _handler(endpoint))
     endpoint.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, name="fake-openai", daemon=True)
     thread.start()

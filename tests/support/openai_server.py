@@ -37,6 +37,7 @@ from pathlib import Path
 import httpx2
 
 from agentic.locks import OFFLINE_ENVIRONMENT, model_threads, preflight_agent_model
+from agentic.processes import dying_with_parent
 from agentic.resources import locks_dir
 
 HOST = "127.0.0.1"
@@ -238,7 +239,8 @@ def start_server(
     started = time.monotonic()
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            command,
+            # Ends with whatever started it, even a test runner killed with SIGKILL.
+            dying_with_parent(command),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -30,7 +30,7 @@ no answer within the deadline      ``tool_timeout``            product_error
 process exited / closed stdout     ``tool_call_failed``        product_error
 non-JSON-RPC line on stdout        ``tool_call_failed``        product_error
 JSON-RPC error response            ``tool_call_failed``        product_error
-message over the byte cap          ``invalid_tool_result``     harness_error
+message over the byte cap          ``tool_result_too_large``   product_error
 reply that is not a valid result   ``invalid_tool_result``     harness_error
 document outside the task scope    ``task_scope_violation``    product_error
 document not in the corpus         ``unknown_index_document``  product_error
@@ -42,11 +42,17 @@ call's failure then ends the trial undelivered, so nothing from it reaches the a
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import mcp_types as types
 
@@ -67,7 +73,9 @@ from agentic.adapters.mcp.profile import (
     RawResource,
     RawResult,
 )
+from agentic.adapters.sandbox import Relay, SandboxError, isolation
 from agentic.contract.canonical import fingerprint
+from agentic.contract.credentials import Secrets
 from agentic.contract.receipt import Capabilities, FailureClass
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -84,7 +92,8 @@ _CALL_FAILURES: dict[FailureKind, tuple[str, FailureClass]] = {
     "error_response": ("tool_call_failed", "product_error"),
     "closed": ("tool_call_failed", "product_error"),
     "spawn_failed": ("tool_call_failed", "product_error"),
-    "oversized": ("invalid_tool_result", "harness_error"),
+    # Only the product writes what arrives over its stdout or HTTP replies: its fault.
+    "oversized": ("tool_result_too_large", "product_error"),
     "malformed": ("invalid_tool_result", "harness_error"),
 }
 
@@ -113,6 +122,44 @@ def raw_result(result: types.CallToolResult) -> RawResult:
         text=text,
         resources=resources,
     )
+
+
+def _relay(url: str, run_root: Path) -> Relay | None:
+    """Under the sandbox a kit-started HTTP server gets its own network namespace; the harness
+    reaches it through a Unix socket relayed to its port (``adapters/netrelay.py``)."""
+    try:
+        sandboxed = isolation() == "bubblewrap"
+    except SandboxError as exc:
+        raise McpClientError("spawn_failed", str(exc)) from None
+    if not sandboxed:
+        return None
+    port = urlsplit(url).port
+    if port is None:
+        raise McpClientError("spawn_failed", f"{url} names no port for the sandboxed server")
+    door = _door(run_root)
+    door.mkdir(mode=0o700)
+    return Relay(socket=door / "http.sock", port=port)
+
+
+def _door(run_root: Path) -> Path:
+    """The folder of a sandboxed server's Unix socket. A socket's path is limited to 107 bytes,
+    which a run root under a deep TMPDIR exceeds, so it lives under ``/tmp``, named after its
+    run root, and goes with it (``_remove_run_root``)."""
+    base = Path("/tmp") if os.access("/tmp", os.W_OK) else Path(tempfile.gettempdir())
+    digest = hashlib.sha256(str(run_root).encode()).hexdigest()[:16]
+    return base / f"agentic-door-{digest}"
+
+
+@contextmanager
+def secrets_removed(secrets: Secrets) -> Iterator[None]:
+    """An adapter error leaves without the product's secrets (a server's stderr that echoes its
+    token, say): its message is scrubbed in place, its code and class kept."""
+    try:
+        yield
+    except AdapterError as exc:
+        if secrets:
+            exc.args = (secrets.scrub(str(exc)),)
+        raise
 
 
 def _mismatch(message: str) -> AdapterError:
@@ -160,14 +207,17 @@ class McpAdapter:
             )
         started = time.perf_counter()
         root.mkdir(parents=True, exist_ok=True)
-        native = self._profile.prepare_native(snapshot, root, timeout_s)
-        remaining = max(timeout_s - (time.perf_counter() - started), 0.001)
-        connection, run_root = self._start(root, remaining, "adapter_preparation")
-        try:
-            tools = self._list_product_tools(connection, remaining, "adapter_preparation_failed")
-        finally:
-            connection.close()
-            _remove_run_root(run_root)
+        with secrets_removed(self._profile.secrets):
+            native = self._profile.prepare_native(snapshot, root, timeout_s)
+            remaining = max(timeout_s - (time.perf_counter() - started), 0.001)
+            connection, run_root = self._start(root, remaining, "adapter_preparation")
+            try:
+                tools = self._list_product_tools(
+                    connection, remaining, "adapter_preparation_failed"
+                )
+            finally:
+                connection.close()
+                _remove_run_root(run_root)
         details: dict[str, str | int | float | bool | None] = dict(native.details)
         details[PRODUCT_TOOLS_DETAIL] = product_tools_fingerprint(self._profile, tools)
         details["serverVersion"] = connection.server_version
@@ -184,6 +234,10 @@ class McpAdapter:
         )
 
     def attach(self, prepared: PreparedIndex, *, timeout_s: float) -> McpSession:
+        with secrets_removed(self._profile.secrets):
+            return self._attach(prepared, timeout_s)
+
+    def _attach(self, prepared: PreparedIndex, timeout_s: float) -> McpSession:
         self._check_prepared(prepared)
         connection, run_root = self._start(prepared.root, timeout_s, "adapter_attach")
         try:
@@ -259,9 +313,13 @@ class McpAdapter:
         port = free_port() if profile.http.needs_port else None
         if port is not None:
             argv = tuple(part.replace("{port}", str(port)) for part in argv)
-        server = ChildSpec(argv, env, run_root, view) if profile.http.starts_server else None
         url = profile.http.resolve(port)
-        return HttpConnection.open(url, server, limits, timeout_s=timeout_s)
+        if not profile.http.starts_server:
+            return HttpConnection.open(url, None, limits, timeout_s=timeout_s)
+        relay = _relay(url, run_root)
+        server = ChildSpec(argv, env, run_root, replace(view, relay=relay))
+        door = relay.socket if relay is not None else None
+        return HttpConnection.open(url, server, limits, timeout_s=timeout_s, unix_socket=door)
 
     @staticmethod
     def _list_product_tools(
@@ -278,6 +336,7 @@ def _remove_run_root(run_root: Path) -> None:
     # The shared ``runs`` folder stays: removing it when it looked empty raced with a session
     # starting beside this one (its mkdtemp found no parent). It goes with the prepared root.
     shutil.rmtree(run_root, ignore_errors=True)
+    shutil.rmtree(_door(run_root), ignore_errors=True)
 
 
 class McpSession:
@@ -306,12 +365,16 @@ class McpSession:
         return self._connection.pid
 
     def stderr_text(self) -> str:
-        return self._connection.stderr.text()
+        return self._profile.secrets.scrub(self._connection.stderr.text())
 
     def list_tools(self) -> list[dict[str, Any]]:
         return tool_definitions()
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
+        with secrets_removed(self._profile.secrets):
+            return self._reset(task, readiness_probe, timeout_s)
+
+    def _reset(self, task: AgentTask, readiness_probe: bool, timeout_s: float) -> ResetInfo:
         self._require_open()
         self._scope = CallScope(
             task=task, snapshot=self._snapshot, product_schemas=self._product_schemas
@@ -334,6 +397,14 @@ class McpSession:
         probe.check(raw_result(result))
 
     def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+        with secrets_removed(self._profile.secrets):
+            outcome = self._call(tool_name, arguments, timeout_s)
+        if not self._profile.secrets:
+            return outcome
+        scrub = self._profile.secrets.scrub
+        return replace(outcome, diagnostics=tuple(scrub(note) for note in outcome.diagnostics))
+
+    def _call(self, tool_name: str, arguments: dict[str, Any], timeout_s: float) -> CallOutcome:
         self._require_open()
         check_tool_call(tool_name, arguments)
         scope = self._scope

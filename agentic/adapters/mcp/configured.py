@@ -35,9 +35,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import stat
+import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,7 @@ from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.reads import TaskScope, nonblank_evidence, read_content
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
+from agentic.contract.credentials import SECRET
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import Capabilities, ToolEvidence
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
@@ -58,6 +61,10 @@ from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 CORPUS_DIR = "corpus"
 PREPARED_DIR = "prepared"
 REASON = "backend config servers return no source/span hashes"
+# What a prepare step may leave under {prepared}: every attach digests all of it again.
+MAX_PREPARED_BYTES = 1 << 30
+MAX_PREPARED_ENTRIES = 100_000
+_HASH_CHUNK = 1 << 20
 _PROBE_WORD = re.compile(r"[^\W_]+")
 _PROBE_WORDS = 8
 
@@ -95,12 +102,19 @@ def backend_entry_parts(path: Path) -> BackendParts:
 
 
 def _fill(template: str, root: Path, config_dir: Path) -> str:
-    """Every placeholder but ``{port}``, which is filled per start (see ``HttpEndpoint``)."""
-    return template.format(
-        corpus=root / CORPUS_DIR,
-        prepared=root / PREPARED_DIR,
-        config_dir=config_dir,
-        port="{port}",
+    """Every placeholder but ``{port}``, which is filled per start (see ``HttpEndpoint``).
+
+    Built from the parsed template rather than ``str.format``: a placeholder stands for its path
+    text and nothing else, whatever conversion or format spec slipped past validation."""
+    values = {
+        "corpus": str(root / CORPUS_DIR),
+        "prepared": str(root / PREPARED_DIR),
+        "config_dir": str(config_dir),
+        "port": "{port}",
+    }
+    return "".join(
+        literal + ("" if name is None else values[name])
+        for literal, name, _, _ in string.Formatter().parse(template)
     )
 
 
@@ -113,17 +127,95 @@ def lay_out_corpus(snapshot: CorpusSnapshot, target: Path) -> None:
         path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
 
 
+@dataclass(frozen=True)
+class _TreeEntry:
+    """A regular file or a symlink under the prepared root (folders are walked, not digested)."""
+
+    parts: tuple[str, ...]
+    path: Path
+    symlink: bool
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class PreparedTree:
+    digest: str
+    files: int
+
+
+def _too_large(what: str) -> AdapterError:
+    return AdapterError("prepared_tree_too_large", "harness_error", f"prepared tree has {what}")
+
+
+def _scan(root: Path) -> list[_TreeEntry]:
+    """Every file and symlink under ``root``, never following a link; the caps are checked from
+    ``lstat`` while walking, so an oversized (or sparse) tree is refused before a byte is read."""
+    found: list[_TreeEntry] = []
+    entries = total = 0
+    pending: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as listing:
+            for item in listing:
+                entries += 1
+                if entries > MAX_PREPARED_ENTRIES:
+                    raise _too_large(f"more than {MAX_PREPARED_ENTRIES} entries")
+                parts = (*prefix, item.name)
+                if item.is_symlink():
+                    found.append(_TreeEntry(parts, Path(item.path), symlink=True))
+                elif item.is_dir(follow_symlinks=False):
+                    pending.append((Path(item.path), parts))
+                elif item.is_file(follow_symlinks=False):
+                    size = item.stat(follow_symlinks=False).st_size
+                    total += size
+                    if total > MAX_PREPARED_BYTES:
+                        raise _too_large(f"more than {MAX_PREPARED_BYTES} bytes of files")
+                    found.append(_TreeEntry(parts, Path(item.path), symlink=False, size=size))
+    return found
+
+
+def _file_sha256(entry: _TreeEntry) -> str:
+    """Streamed, and no more than the size the walk counted: a file swapped for a FIFO or a
+    link, or grown since, is refused rather than read without bound."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    digest = hashlib.sha256()
+    with open(os.open(entry.path, flags), "rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            raise ValueError(f"{entry.path} is no longer a regular file")
+        left = entry.size
+        while left > 0 and (chunk := stream.read(min(left, _HASH_CHUNK))):
+            digest.update(chunk)
+            left -= len(chunk)
+        if left or stream.read(1):
+            raise ValueError(f"{entry.path} changed size while it was digested")
+    return digest.hexdigest()
+
+
+def _digest_entry(entry: _TreeEntry) -> dict[str, str]:
+    path = "/".join(entry.parts)
+    if entry.symlink:
+        # The link's own text, never what it points at: a link may lead out of the tree.
+        return {"path": path, "symlink": os.readlink(entry.path)}
+    return {"path": path, "sha256": _file_sha256(entry)}
+
+
+def prepared_tree(root: Path) -> PreparedTree:
+    """sha256 over the relative paths and contents of every regular file under ``root`` (by
+    path components, as ``Path`` sorts), and the target text of every symlink; other entries
+    (FIFOs, sockets) are skipped. A tree without symlinks digests as it did before links were
+    included. Over ``MAX_PREPARED_ENTRIES`` entries or ``MAX_PREPARED_BYTES`` bytes of files is
+    ``prepared_tree_too_large``."""
+    entries = sorted(_scan(root), key=lambda entry: entry.parts)
+    digest = fingerprint([_digest_entry(entry) for entry in entries])
+    return PreparedTree(digest=digest, files=sum(1 for entry in entries if not entry.symlink))
+
+
 def tree_digest(root: Path) -> str:
-    """sha256 over the sorted relative paths and bytes of every file under ``root``."""
-    entries = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink()):
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        entries.append({"path": path.relative_to(root).as_posix(), "sha256": digest})
-    return fingerprint(entries)
+    return prepared_tree(root).digest
 
 
-def _index_fingerprint(corpus_fingerprint: str, root: Path) -> str:
-    return fingerprint({"corpus": corpus_fingerprint, "prepared": tree_digest(root / PREPARED_DIR)})
+def _index_fingerprint(corpus_fingerprint: str, tree: PreparedTree) -> str:
+    return fingerprint({"corpus": corpus_fingerprint, "prepared": tree.digest})
 
 
 def _environment(config: BackendConfig, config_dir: Path) -> Callable[[Path, Path], dict[str, str]]:
@@ -159,10 +251,10 @@ def _prepare(
                     "harness_error",
                     f"{config.id} prepare exited {finished.returncode}: {finished.stderr_tail}",
                 )
-        files = sum(1 for p in prepared.rglob("*") if p.is_file())
+        tree = prepared_tree(prepared)
         return profile.NativeBuild(
-            index_fingerprint=_index_fingerprint(snapshot.fingerprint, root),
-            details={"documents": len(snapshot.files), "preparedFiles": files},
+            index_fingerprint=_index_fingerprint(snapshot.fingerprint, tree),
+            details={"documents": len(snapshot.files), "preparedFiles": tree.files},
         )
 
     return prepare_native
@@ -467,6 +559,15 @@ def _capabilities(config: BackendConfig) -> Capabilities:
     )
 
 
+def _identity_dump(config: BackendConfig) -> dict[str, Any]:
+    """The config as its adapter's identity: a secret env value is named, never hashed in (a
+    changed token is the same backend, and a fingerprint must not let a short one be guessed)."""
+    dump: dict[str, Any] = config.model_dump(mode="json")
+    for name in config.secret_env:
+        dump["env"][name] = SECRET
+    return dump
+
+
 def configured_profile(
     config: BackendConfig, config_dir: Path, snapshot: CorpusSnapshot
 ) -> profile.McpProfile:
@@ -483,12 +584,15 @@ def configured_profile(
     return profile.McpProfile(
         adapter_id=config.id,
         config_json=canonical_text(
-            {"adapter": config.id, "version": 1, "backend": config.model_dump(mode="json")}
+            {"adapter": config.id, "version": 1, "backend": _identity_dump(config)}
         ),
+        secrets=config.secrets(),
         capabilities=_capabilities(config),
         server_name=config.server_name,
         prepare_native=_prepare(config, config_dir),
-        verify_native=lambda root: _index_fingerprint(corpus_fingerprint, root),
+        verify_native=lambda root: _index_fingerprint(
+            corpus_fingerprint, prepared_tree(root / PREPARED_DIR)
+        ),
         command=server_command,
         environment=_environment(config, config_dir),
         sandbox_paths=lambda root: (config_dir,),

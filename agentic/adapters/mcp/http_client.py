@@ -15,6 +15,9 @@ HTTP specifics, all decided in one transport wrapper around the SDK's ``httpx2``
 - a reply body (JSON or one SSE stream) over the byte cap ends the connection as ``oversized``;
 - an HTTP status >= 400 on a request is an ``error_response`` naming the status;
 - a refused or broken connection is ``crashed`` (the server went away or was never there).
+
+A server the kit starts under the sandbox has a network namespace of its own: then every request
+(and the readiness probe) goes through the Unix socket of its relay (``adapters/netrelay.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -95,8 +99,10 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
     """Caps reply bodies, records HTTP error statuses and turns transport errors into a 502 the
     SDK resolves at once (instead of a waiter that only the deadline would end)."""
 
-    def __init__(self, cap: int, faults: _Faults) -> None:
-        self._inner = httpx2.AsyncHTTPTransport()
+    def __init__(self, cap: int, faults: _Faults, unix_socket: Path | None) -> None:
+        self._inner = httpx2.AsyncHTTPTransport(
+            uds=str(unix_socket) if unix_socket is not None else None
+        )
         self._cap = cap
         self._faults = faults
 
@@ -143,21 +149,34 @@ class HttpConnection(LoopConnection[_Live]):
     """A started, initialized MCP session over streamable HTTP. Use :meth:`open`."""
 
     def __init__(
-        self, url: str, spec: ChildSpec | None, limits: ConnectionLimits, init_timeout_s: float
+        self,
+        url: str,
+        spec: ChildSpec | None,
+        limits: ConnectionLimits,
+        init_timeout_s: float,
+        unix_socket: Path | None = None,
     ) -> None:
         super().__init__(limits.close_grace_s, limits.stderr_bytes, "mcp-http")
         self._url = url
         self._spec = spec
         self._limits = limits
         self._init_timeout_s = init_timeout_s
+        self._unix_socket = unix_socket
 
     @classmethod
     def open(
-        cls, url: str, spec: ChildSpec | None, limits: ConnectionLimits, *, timeout_s: float
+        cls,
+        url: str,
+        spec: ChildSpec | None,
+        limits: ConnectionLimits,
+        *,
+        timeout_s: float,
+        unix_socket: Path | None = None,
     ) -> HttpConnection:
         """Start the server when ``spec`` is given, wait for it, connect and initialize within
-        ``timeout_s``; on any failure nothing is left running."""
-        connection = cls(url, spec, limits, timeout_s)
+        ``timeout_s``; on any failure nothing is left running. With ``unix_socket`` every
+        request goes through that socket (a sandboxed server's relay) instead of TCP."""
+        connection = cls(url, spec, limits, timeout_s, unix_socket)
         connection._start(timeout_s, f"connecting to {url}")
         return connection
 
@@ -226,7 +245,7 @@ class HttpConnection(LoopConnection[_Live]):
         host, port = _host_port(self._url)
         deadline = time.monotonic() + (self._init_timeout_s if process else _CONNECT_PROBE_S)
         while True:
-            if await _accepts(host, port):
+            if await _accepts(host, port, self._unix_socket):
                 return
             if process is not None and process.returncode is not None:
                 raise McpClientError(
@@ -241,7 +260,7 @@ class HttpConnection(LoopConnection[_Live]):
 
     async def _serve(self, process: Process | None) -> None:
         faults = _Faults()
-        transport = _GuardedTransport(self._limits.max_message_bytes, faults)
+        transport = _GuardedTransport(self._limits.max_message_bytes, faults, self._unix_socket)
         # Deadlines are ours (anyio.fail_after per request); the client's own stay out of the way.
         client = httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(None))
         async with (
@@ -281,10 +300,13 @@ def _host_port(url: str) -> tuple[str, int]:
     return parts.hostname or "127.0.0.1", parts.port or default
 
 
-async def _accepts(host: str, port: int) -> bool:
+async def _accepts(host: str, port: int, unix_socket: Path | None) -> bool:
     try:
         with anyio.fail_after(_CONNECT_PROBE_S):
-            stream = await anyio.connect_tcp(host, port)
+            if unix_socket is not None:
+                stream: anyio.abc.ByteStream = await anyio.connect_unix(unix_socket)
+            else:
+                stream = await anyio.connect_tcp(host, port)
     except (OSError, TimeoutError):
         return False
     await stream.aclose()

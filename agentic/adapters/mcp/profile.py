@@ -26,6 +26,7 @@ from typing import Any
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.sandbox import View
+from agentic.contract.credentials import NO_SECRETS, Secrets
 from agentic.contract.receipt import Capabilities
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -158,14 +159,12 @@ class McpProfile:
     # What the server needs to see under the sandbox besides the system runtime, its
     # executable's prefix, its prepared root (read-only) and its run root (writable).
     sandbox_paths: Callable[[Path], tuple[Path, ...]] = no_extra_paths
+    # Values no message about this product may carry (a backend config's ``secret_env``).
+    secrets: Secrets = NO_SECRETS
 
     def view(self, root: Path, run_root: Path) -> View:
         """What one server process of this profile may see (see ``sandbox.py``)."""
-        return View(
-            read_only=(root, *self.sandbox_paths(root)),
-            writable=(run_root,),
-            network=self.http is not None,
-        )
+        return View(read_only=(root, *self.sandbox_paths(root)), writable=(run_root,))
 
     @property
     def config(self) -> dict[str, Any]:

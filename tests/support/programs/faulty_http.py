@@ -9,12 +9,17 @@ JSON responses to reach a tool call, then fails the way its mode says.
 - ``status-403-init``: ``initialize`` answers HTTP 403;
 - ``oversized``: ``tools/call`` answers a body of 8 MiB;
 - ``slow``: ``tools/call`` never answers within any test deadline;
-- ``not-json``: ``tools/call`` answers a 200 whose body is not JSON.
+- ``not-json``: ``tools/call`` answers a 200 whose body is not JSON;
+- ``probe-host``: before serving, tries to reach a host service on 127.0.0.1 at the port in
+  ``$HOSTILE_TARGET_PORT`` (the model endpoint, say); reaching it, it prints ``LEAK`` to stderr
+  and exits 3, else it serves as ``ok``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -100,5 +105,16 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(message["id"], result)
 
 
+def reaches_host() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", int(os.environ["HOSTILE_TARGET_PORT"])), 2).close()
+    except OSError:
+        return False
+    return True
+
+
 if __name__ == "__main__":
+    if MODE == "probe-host" and reaches_host():
+        print("LEAK reached a host service", file=sys.stderr, flush=True)
+        sys.exit(3)
     ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()

@@ -11,6 +11,8 @@ unless said otherwise, ``read``) over the tiny test fixture's documents, answeri
 - ``crash``: ``find`` exits the process;
 - ``leaky-crash``: ``read`` writes credentials, its user, host and home to stderr, then exits
   (``LEAKED`` lists the credentials; the names are this machine's);
+- ``echo-token``: ``read`` writes the bare value of ``$BACKEND_TOKEN`` (no credential shape) to
+  stderr, then exits;
 - ``no-read``: lists no ``read`` tool;
 - ``no-scope``: ``find`` has no ``scope`` argument.
 """
@@ -74,6 +76,9 @@ def build(mode: str) -> MCPServer[Any]:
             """Read a range (the fixed hit's document only)."""
             if mode == "leaky-crash":
                 leak()
+                os._exit(3)
+            if mode == "echo-token":
+                print(f"cannot open {os.environ['BACKEND_TOKEN']}", file=sys.stderr, flush=True)
                 os._exit(3)
             return {"results": [HITS["ok"]]}
 

@@ -1,0 +1,103 @@
+"""A backend config's templates are refused at validation, in one line, when a placeholder carries
+a conversion or a format spec, or when a template holds a NUL; plain placeholders fill as ever."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentic.adapters.mcp.backend_config import parse_backend_config
+from agentic.adapters.mcp.configured import configured_profile
+from agentic.cli import main
+from agentic.contract.errors import ContractError
+from tests.support.backends import config_text, stdio_config
+from tests.support.backends import write_config as write
+from tests.support.snapshots import snapshot_from
+
+
+def rejection(document: dict[str, Any]) -> str:
+    with pytest.raises(ContractError) as caught:
+        parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
+    assert caught.value.code == "invalid_backend_config"
+    assert "\n" not in caught.value.message
+    return caught.value.message
+
+
+def with_command_part(part: str) -> dict[str, Any]:
+    document = stdio_config()
+    document["command"] = [*document["command"], part]
+    return document
+
+
+@pytest.mark.parametrize(
+    "part", ["{config_dir:>99999999}", "{config_dir!r}", "{corpus!s}", "--root={prepared:.3}"]
+)
+def test_a_placeholder_with_a_conversion_or_format_spec_is_refused(part: str) -> None:
+    message = rejection(with_command_part(part))
+    assert "command[3]: write {" in message
+    assert "alone, with no conversion or format spec" in message
+
+
+def test_the_refusal_names_the_placeholder_in_its_plain_form() -> None:
+    assert "write {config_dir} alone" in rejection(with_command_part("{config_dir!r}"))
+
+
+def test_a_format_spec_in_a_prepare_step_is_refused() -> None:
+    document = {**stdio_config(), "prepare": ["tool", "{corpus:>9}"]}
+    assert "prepare[1]: write {corpus} alone" in rejection(document)
+
+
+def test_a_conversion_in_an_env_value_is_refused() -> None:
+    document = {**stdio_config(), "env": {"INDEX": "{prepared!a}"}}
+    assert "env.INDEX: write {prepared} alone" in rejection(document)
+
+
+def test_an_unknown_placeholder_with_a_spec_is_named_as_unknown() -> None:
+    assert "unknown placeholder {colour}" in rejection(with_command_part("{colour!r}"))
+
+
+def test_a_nul_in_a_command_is_refused() -> None:
+    assert "command[3]: holds a NUL character" in rejection(with_command_part("a\0b"))
+
+
+def test_a_nul_in_a_prepare_step_is_refused() -> None:
+    document = {**stdio_config(), "prepare": ["tool\0", "{corpus}"]}
+    assert "prepare[0]: holds a NUL character" in rejection(document)
+
+
+def test_a_nul_in_an_env_value_is_refused() -> None:
+    document = {**stdio_config(), "env": {"MODE": "fast\0slow"}}
+    assert "env.MODE: holds a NUL character" in rejection(document)
+
+
+@pytest.mark.parametrize("part", ["{config_dir:>99999999}", "{config_dir!r}", "x\0y"])
+def test_the_cli_refuses_such_a_config_with_one_line_and_exit_2(
+    tmp_path: Path, part: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, with_command_part(part))
+
+    code = main(["catalog", "--backend", str(path)])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("agentic: invalid_backend_config: ")
+
+
+def test_plain_placeholders_and_literal_braces_fill_as_paths(tmp_path: Path) -> None:
+    document = {
+        **stdio_config(),
+        "command": ["serve", "{corpus}", "--index={prepared}/x", "{config_dir}", "{{literal}}"],
+    }
+    config = parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
+    snapshot = snapshot_from({"c001/a.md": "# A\n\ntext\n"})
+    profile = configured_profile(config, tmp_path / "conf", snapshot)
+
+    assert profile.command(tmp_path / "root") == (
+        "serve",
+        str(tmp_path / "root" / "corpus"),
+        f"--index={tmp_path / 'root' / 'prepared'}/x",
+        str(tmp_path / "conf"),
+        "{literal}",
+    )
