@@ -87,7 +87,9 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY locks ./locks
 COPY schemas ./schemas
-COPY fixtures ./fixtures
+# The bundled fixture only, as the wheel carries it (pyproject.toml); the image never runs the
+# sqlite-docs lane (containers/pipeline.py, VERIFIABLE_LANES).
+COPY fixtures/agentic-retrieval ./fixtures/agentic-retrieval
 COPY agentic ./agentic
 RUN /opt/build/bin/pip wheel --no-index --no-deps --no-build-isolation --wheel-dir /kit .
 

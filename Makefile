@@ -11,7 +11,7 @@ $(NOX):
 	$(BOOT)/bin/pip install --quiet --disable-pip-version-check "nox>=2024.4.15"
 
 test: $(NOX)
-	$(NOX) -s system-packages qmd-setup contract lint
+	$(NOX) -s system-packages qmd-setup tests lint
 
 baseline: $(NOX)
 	$(NOX) -s system-packages baseline

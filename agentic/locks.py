@@ -39,6 +39,7 @@ from agentic.contract.base import (
     first_error,
 )
 from agentic.contract.base import Number as JsonNumber
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import parse_strict_object
 
@@ -138,7 +139,9 @@ def parse_agent_model_lock(data: bytes, *, source: str) -> AgentModelLock:
     try:
         value = parse_strict_object(data, source=source)
     except ContractError as exc:
-        code = "model_lock_duplicate_key" if exc.code == "duplicate_key" else "model_lock_malformed"
+        code: ErrorCodeName = (
+            "model_lock_duplicate_key" if exc.code == "duplicate_key" else "model_lock_malformed"
+        )
         raise ContractError(code, exc.message) from None
     try:
         return AgentModelLock.model_validate(value)

@@ -1,12 +1,15 @@
 """Where the kit's data lives: schemas, the bundled fixture, locks, baselines.
 
 In a source checkout these are the repository's own folders (so ``fixture pin`` edits the real
-fixture); in an installed wheel they are the copies under ``agentic/_data``.
+fixture); in an installed wheel they are the copies under ``agentic/_data``, where the bundled
+fixture is the only fixture (``missing_fixture`` says how to get another).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from agentic.contract.errors import ContractError
 
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent
@@ -37,8 +40,36 @@ def bundled_fixture_dirs() -> tuple[Path, ...]:
     return tuple(path for path in candidates if path.is_dir())
 
 
+BUNDLED_FIXTURE = "agentic-retrieval"  # the one fixture the wheel carries (pyproject.toml)
+
+
 def default_fixture_dir() -> Path:
-    return fixtures_dir() / "agentic-retrieval"  # the lanes' default (runner/catalog.py)
+    return fixtures_dir() / BUNDLED_FIXTURE  # the lanes' default (runner/catalog.py)
+
+
+def missing_fixture(name: str) -> str | None:
+    """Why the kit's fixture ``name`` cannot be used here, in one line (None: it can). Only the
+    bundled fixture ships in the wheel; the others are built in a checkout (sqlite-docs from its
+    pinned Debian package, ``fixtures/sqlite-docs/README.md``)."""
+    folder = fixtures_dir() / name
+    if folder.is_dir():
+        return None
+    if repo_root() is not None:
+        return f"fixture {name} is missing from this checkout ({folder}); restore it with git"
+    return (
+        f"fixture {name} is not installed (the wheel carries {BUNDLED_FIXTURE} only): run from a "
+        f"source checkout, which holds fixtures/{name} (built by its build.sh; README there), "
+        f"or pass --fixture DIR with a copy of that folder"
+    )
+
+
+def lane_fixture_dir(lane: str, fixture: str) -> Path:
+    """The folder of the kit's fixture ``fixture`` that lane ``lane`` runs on; refused in one
+    line when this kit lacks it (an installed wheel asked for sqlite-docs)."""
+    reason = missing_fixture(fixture)
+    if reason is not None:
+        raise ContractError("fixture_not_found", f"lane {lane}: {reason}")
+    return fixtures_dir() / fixture
 
 
 def locks_dir() -> Path:

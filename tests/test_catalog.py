@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from agentic.adapters.mcp.profiles import PROFILES
 from agentic.cli import main
 from agentic.contract.errors import ContractError
+from agentic.fixture.loader import Fixture
 from agentic.resources import default_fixture_dir, fixtures_dir
 from agentic.runner.catalog import (
     AdapterEntry,
@@ -115,6 +117,27 @@ def test_only_the_oracle_reads_oracles_and_only_the_capsule_replays() -> None:
     readers = [a for a in catalog.adapter_ids if catalog.adapter(a).reads_oracles]
     replayed = [a for a in catalog.adapter_ids if catalog.adapter(a).replayable_bundle]
     assert (readers, replayed) == (["oracle"], ["capsule"])
+
+
+def test_exactly_the_shipped_mcp_profiles_spawn_processes() -> None:
+    catalog = builtin_catalog()
+    spawning = {a for a in catalog.adapter_ids if catalog.adapter(a).spawns_processes}
+    assert spawning == set(PROFILES) == {"gno-mcp", "mcp-reference", "qmd", "qmd-lex"}
+
+
+def test_a_shipped_profile_is_keyed_by_its_own_id() -> None:
+    assert all(profile.adapter_id == key for key, profile in PROFILES.items())
+
+
+def test_every_builtin_adapter_reports_the_id_it_is_registered_under(tiny_fixture: Fixture) -> None:
+    catalog = builtin_catalog()
+    reported = {
+        adapter_id: catalog.build_adapter(
+            adapter_id, tiny_fixture.snapshot, tiny_fixture.oracles
+        ).adapter_id
+        for adapter_id in catalog.adapter_ids
+    }
+    assert reported == {adapter_id: adapter_id for adapter_id in catalog.adapter_ids}
 
 
 def test_an_adapter_that_reads_oracles_cannot_be_prepared_or_ranked() -> None:

@@ -6,6 +6,7 @@ evaluator. Every form of import counts: ``import agentic.x``, ``from agentic.x i
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,25 @@ ALLOWED: dict[str, frozenset[str]] = {
     "agents": frozenset({"contract", "tools"}),
     "adapters": frozenset({"contract", "fixture", "tools", "resources", "processes"}),
     "scoring": frozenset({"contract", "fixture", "tools"}),
-    "report": frozenset({"contract", "scoring", "resources"}),
+    "report": frozenset({"contract", "scoring", "resources", "output"}),
+    # The output folder writes bytes it is given: it knows no report, fixture or run.
+    "output": frozenset({"contract"}),
+    # A lane drives everything below it; nothing below imports a lane.
+    "lane": frozenset(
+        {
+            "adapters",
+            "contract",
+            "fixture",
+            "locks",
+            "output",
+            "report",
+            "resources",
+            "runner",
+            "scoring",
+            "processes",
+            "tools",
+        }
+    ),
 }
 
 
@@ -46,8 +65,10 @@ def _from_target(node: ast.ImportFrom, path: Path) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
-def _is_submodule(name: str) -> bool:
-    return (PACKAGE / f"{name}.py").is_file() or (PACKAGE / name).is_dir()
+def _is_module(dotted: str) -> bool:
+    """Whether a dotted name (``agentic.adapters.ids``) is a module or package of the source."""
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or path.is_dir()
 
 
 def _imports(path: Path) -> set[str]:
@@ -58,13 +79,11 @@ def _imports(path: Path) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             target = _from_target(node, path)
-            if target != "agentic":
-                found.add(target)
-                continue
-            # ``from agentic import x``: a stage when x is a module, else the package root
-            # (``__version__``), which every stage may read.
+            # ``from package import x``: the submodule when x is a module (``from agentic import
+            # resources``, ``from agentic.adapters import ids``), else the package itself (the
+            # root's ``__version__``, which every stage may read).
             found.update(
-                f"agentic.{alias.name}" if _is_submodule(alias.name) else "agentic"
+                f"{target}.{alias.name}" if _is_module(f"{target}.{alias.name}") else target
                 for alias in node.names
             )
     return {name for name in found if name.startswith("agentic.")}
@@ -90,3 +109,53 @@ def test_a_stage_imports_only_the_stages_below_it(stage: str) -> None:
 def test_a_from_agentic_import_of_a_module_counts_as_an_import_of_that_stage() -> None:
     # contract/schemas.py reads its schema files through ``from agentic import resources``.
     assert "agentic.resources" in _imports(PACKAGE / "contract" / "schemas.py")
+
+
+def test_a_from_package_import_of_a_module_counts_as_an_import_of_that_module() -> None:
+    # lexical.py reads its id through ``from agentic.adapters import ids, indexed, reads``.
+    assert "agentic.adapters.ids" in _imports(PACKAGE / "adapters" / "lexical.py")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Every module of the package -> the package's modules it imports, wherever in the file."""
+    files = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    return {
+        name: {module for module in _imports(path) if module in files and module != name}
+        for name, path in files.items()
+    }
+
+
+def _reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        for module in graph[stack.pop()]:
+            if module not in seen:
+                seen.add(module)
+                stack.append(module)
+    return seen
+
+
+def _circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module, each sorted."""
+    reach = {name: _reachable(graph, name) for name in graph}
+    components = {
+        frozenset(other for other in reach[name] if name in reach[other]) for name in graph
+    }
+    return sorted(sorted(component) for component in components if len(component) > 1)
+
+
+def test_the_circle_finder_reports_modules_that_import_each_other_through_a_third() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    # Function-level and TYPE_CHECKING imports count: a circle drawn there still ties the modules
+    # together (neither can move or be understood alone), it only fails later.
+    assert _circles(_import_graph()) == []

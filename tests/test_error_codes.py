@@ -6,21 +6,25 @@ failure exceptions (``AdapterError``, ``AdapterCallError``, ``ContractError``, t
 (``TrialFailure``, ``fail_trial``, ``_record``, ``harness_failure_receipt``, ``harness_receipt``)
 and the helpers that forward a code to one of them (``read_input_file``, ``run_bounded``, ...). The
 code given to a sink is read as written: a string literal, a conditional of literals, a local or
-module constant (including a table of ``(code, class)`` pairs), or an f-string expanded through
-``DYNAMIC``. A code re-raised from another error (``exc.code``) or forwarded through a sink's own
-parameter was collected where it was first written; a product's own code passed through is listed in
-``RELAYED``. Anything else is reported, so a new way of building a code cannot slip past.
+module constant, or a pick from a module-level table (a dict of codes, or of ``(code, class)``
+pairs). A code built by an f-string is reported: every code is written out as a literal where it is
+emitted, which is also what lets ``ErrorCodeName`` (``contract/code_names.py``) type it. A code
+re-raised from another error (``exc.code``) or forwarded through a sink's own parameter was
+collected where it was first written; a product's own code passed through is wrapped as
+``RelayedCode(...)`` and listed in ``RELAYED``. Anything else is reported, so a new way of building
+a code cannot slip past.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import get_args
 
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.codes import CODES, ENTRIES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,31 +95,8 @@ MODULE_SINKS: dict[tuple[str, str], Sink] = {
     ("agentic/agents/openai_chat.py", "_invalid"): Sink(None, "code", kind="harness_error"),
 }
 
-# An f-string that builds a code, by (module, source): for every code it can build, the values of
-# its placeholders in order. Every value must be a string literal of that module (where it is
-# chosen), and every expansion is checked against the catalog like a literal code.
-DYNAMIC: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
-    # McpAdapter._start(root, timeout_s, stage): prepare() passes "adapter_preparation" and
-    # attach() "adapter_attach"; suffix is "timeout" when starting the product timed out, else
-    # "failed".
-    ("agentic/adapters/mcp/adapter.py", "f'{stage}_{suffix}'"): (
-        ("adapter_attach", "failed"),
-        ("adapter_attach", "timeout"),
-        ("adapter_preparation", "failed"),
-        ("adapter_preparation", "timeout"),
-    ),
-    # gno preparation runs ``gno --json update`` then ``gno --json embed``; argv[-1] is the step.
-    ("agentic/adapters/mcp/gno.py", "f'gno_{argv[-1]}_failed'"): (("embed",), ("update",)),
-    # validate_schedule calls _check_items with the kinds "task", "adapter", "lifecycle", "trial".
-    ("agentic/runner/schedule.py", "f'invalid_{kind}_schedule'"): (
-        ("adapter",),
-        ("lifecycle",),
-        ("task",),
-        ("trial",),
-    ),
-}
-
-# A product's own error code passed through, by (module, source), with where those codes are.
+# A product's own error code passed through, by (module, the source inside ``RelayedCode(...)``),
+# with where those codes are. Only these may be wrapped as RelayedCode, and only so wrapped.
 RELAYED: dict[tuple[str, str], str] = {
     (
         "agentic/adapters/mcp/reference.py",
@@ -155,7 +136,6 @@ _PASS = _Values(())  # forwarded or re-raised: collected where it was first writ
 class _Found:
     emissions: list[Emission]
     problems: list[str]
-    used_dynamic: set[tuple[str, str]]
     used_relayed: set[tuple[str, str]]
 
 
@@ -232,10 +212,16 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 def _assignment(
     function: ast.FunctionDef | ast.AsyncFunctionDef, name: str, line: int
 ) -> tuple[ast.expr, int | None] | None:
-    """The last assignment to ``name`` before ``line`` in ``function``: its value, and the index
-    of ``name`` when the target is a tuple."""
+    """The last assignment to ``name`` before ``line`` in ``function`` (annotated or not): its
+    value, and the index of ``name`` when the target is a tuple."""
     best: tuple[int, ast.expr, int | None] | None = None
     for node in ast.walk(function):
+        if isinstance(node, ast.AnnAssign):
+            named = isinstance(node.target, ast.Name) and node.target.id == name
+            later = best is None or node.lineno > best[0]
+            if named and later and node.value is not None and node.lineno < line:
+                best = (node.lineno, node.value, None)
+            continue
         if not isinstance(node, ast.Assign) or node.lineno >= line:
             continue
         for target in node.targets:
@@ -271,8 +257,12 @@ class _Resolver:
     ) -> _Values | None:
         """The literal values of ``expr``; _PASS when forwarded; None (reported) when unknown."""
         source = ast.unparse(expr)
-        if (self.rel, source) in RELAYED:
-            self.found.used_relayed.add((self.rel, source))
+        relayed = _relayed(expr)
+        if relayed is not None:
+            if (self.rel, relayed) not in RELAYED:
+                self.problem(expr, f"relayed code {relayed} is not in RELAYED")
+                return None
+            self.found.used_relayed.add((self.rel, relayed))
             return _PASS
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             return _Values((expr.value,))
@@ -284,7 +274,10 @@ class _Resolver:
                 return None
             return _Values(body.values + orelse.values, f"if {ast.unparse(expr.test)}")
         if isinstance(expr, ast.JoinedStr):
-            return self.dynamic(expr, source)
+            self.problem(expr, f"f-string code {source}: write each code out as a literal")
+            return None
+        if isinstance(expr, ast.Subscript):
+            return self.pick(expr)
         if isinstance(expr, ast.Attribute) and expr.attr in _PASSED_ATTRIBUTES:
             return _PASS
         if isinstance(expr, ast.Name):
@@ -339,27 +332,34 @@ class _Resolver:
         self.problem(expr, f"code {expr.id!r} unpacked from {ast.unparse(value)}")
         return None
 
-    def dynamic(self, expr: ast.JoinedStr, source: str) -> _Values | None:
-        expansions = DYNAMIC.get((self.rel, source))
-        if expansions is None:
-            self.problem(expr, f"f-string code {source} is not in DYNAMIC")
-            return None
-        self.found.used_dynamic.add((self.rel, source))
-        return _Values(tuple(_expand(expr, parts) for parts in expansions))
+    def pick(self, expr: ast.Subscript) -> _Values | None:
+        """``TABLE[key]`` over a module-level dict whose values are all literal codes: any of
+        them (every one is checked against the catalog, and counts as emitted)."""
+        if isinstance(expr.value, ast.Name):
+            table = _module_values(self.rel).get(expr.value.id)
+            if isinstance(table, ast.Dict) and table.values:
+                picked = [
+                    cell.value
+                    for cell in table.values
+                    if isinstance(cell, ast.Constant) and isinstance(cell.value, str)
+                ]
+                if len(picked) == len(table.values):
+                    return _Values(tuple(picked), f"table {expr.value.id}")
+        self.problem(expr, f"code picked from {ast.unparse(expr)}, not a table of literal codes")
+        return None
 
 
-def _expand(expr: ast.JoinedStr, parts: tuple[str, ...]) -> str:
-    """The f-string with its placeholders replaced by ``parts``, in order."""
-    pieces: list[str] = []
-    remaining = list(parts)
-    for value in expr.values:
-        if isinstance(value, ast.Constant):
-            pieces.append(str(value.value))
-        else:
-            assert remaining, f"{ast.unparse(expr)}: too few values in {parts}"
-            pieces.append(remaining.pop(0))
-    assert not remaining, f"{ast.unparse(expr)}: too many values in {parts}"
-    return "".join(pieces)
+def _relayed(expr: ast.expr) -> str | None:
+    """The source of what ``RelayedCode(...)`` wraps, or None when ``expr`` is no such call."""
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "RelayedCode"
+        and len(expr.args) == 1
+        and not expr.keywords
+    ):
+        return ast.unparse(expr.args[0])
+    return None
 
 
 def _pair(codes: _Values, classes: _Values | None, fixed: str | None) -> list[str | None]:
@@ -446,7 +446,7 @@ class _Visitor(ast.NodeVisitor):
 
 @cache
 def _found() -> _Found:
-    found = _Found([], [], set(), set())
+    found = _Found([], [], set())
     for path in _modules():
         rel = _rel(path)
         _Visitor(rel, found).visit(_tree(rel))
@@ -462,12 +462,6 @@ def _by_code() -> dict[str, list[Emission]]:
     for emission in _emissions():
         grouped.setdefault(emission.code, []).append(emission)
     return grouped
-
-
-def _string_literals(rel: str) -> Iterator[str]:
-    for node in ast.walk(_tree(rel)):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            yield node.value
 
 
 # --- the source ---------------------------------------------------------------------------------
@@ -540,23 +534,33 @@ def test_a_cataloged_input_error_is_raised_as_a_contract_error() -> None:
     assert dead == []
 
 
-def test_a_dynamic_code_is_built_from_literals_of_its_module() -> None:
-    unknown = sorted(
-        f"{rel}: {source} takes {part!r}"
-        for (rel, source), expansions in DYNAMIC.items()
-        for parts in expansions
-        for part in parts
-        if part not in set(_string_literals(rel))
+def test_an_f_string_code_is_reported() -> None:
+    # Guards the collector: a code built from pieces cannot be typed or checked, so it is refused.
+    found = _Found([], [], set())
+    _Visitor("agentic/x.py", found).visit(ast.parse("raise ContractError(f'invalid_{kind}', 'm')"))
+    assert found.emissions == []
+    assert found.problems == [
+        "agentic/x.py:1: f-string code f'invalid_{kind}': write each code out as a literal"
+    ]
+
+
+def test_every_relayed_code_in_the_package_is_registered() -> None:
+    # Wherever a RelayedCode is made (reaching a sink or not), its source is listed in RELAYED.
+    unlisted = sorted(
+        f"{_rel(path)}:{node.lineno}: {ast.unparse(node)}"
+        for path in _modules()
+        for node in ast.walk(_tree(_rel(path)))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "RelayedCode"
+        and (_rel(path), _relayed(node)) not in RELAYED
     )
-    assert unknown == []
+    assert unlisted == []
 
 
-def test_every_dynamic_and_relayed_entry_is_still_in_the_source() -> None:
+def test_every_relayed_entry_is_still_in_the_source() -> None:
     found = _found()
     stale = sorted(
-        f"{rel}: {source}" for rel, source in DYNAMIC if (rel, source) not in found.used_dynamic
-    )
-    stale += sorted(
         f"{rel}: {source}" for rel, source in RELAYED if (rel, source) not in found.used_relayed
     )
     assert stale == []
@@ -588,8 +592,8 @@ def test_a_meaning_is_one_line() -> None:
     assert bad == []
 
 
-def test_the_catalog_imports_nothing_from_agentic_but_contract_errors() -> None:
-    tree = _tree("agentic/contract/codes.py")
+def _agentic_imports(rel: str) -> set[str]:
+    tree = _tree(rel)
     imported = {
         node.module
         for node in ast.walk(tree)
@@ -602,4 +606,33 @@ def test_the_catalog_imports_nothing_from_agentic_but_contract_errors() -> None:
         for alias in node.names
         if alias.name.startswith("agentic")
     }
-    assert imported <= {"agentic.contract.errors"}
+    return imported
+
+
+def test_the_catalog_imports_nothing_from_agentic_but_contract_errors_and_code_names() -> None:
+    allowed = {"agentic.contract.errors", "agentic.contract.code_names"}
+    assert _agentic_imports("agentic/contract/codes.py") <= allowed
+    assert _agentic_imports("agentic/contract/code_names.py") == set()
+
+
+# --- the code names -----------------------------------------------------------------------------
+
+
+def test_the_code_name_literal_lists_exactly_the_table_in_its_order() -> None:
+    assert list(get_args(ErrorCodeName)) == [entry.code for entry in ENTRIES]
+
+
+def test_the_code_name_literal_is_written_out_one_code_per_line() -> None:
+    literal = next(
+        node.value
+        for node in _tree("agentic/contract/code_names.py").body
+        if isinstance(node, ast.Assign)
+        and [ast.unparse(t) for t in node.targets] == ["ErrorCodeName"]
+    )
+    assert isinstance(literal, ast.Subscript)
+    assert ast.unparse(literal.value) == "Literal"
+    assert isinstance(literal.slice, ast.Tuple)
+    cells = literal.slice.elts
+    assert all(isinstance(c, ast.Constant) and isinstance(c.value, str) for c in cells)
+    lines = [cell.lineno for cell in cells]
+    assert lines == list(range(lines[0], lines[0] + len(cells)))

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agentic.adapters import indexed, reads
+from agentic.adapters import ids, indexed, reads
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.capsule_plan import CapsulePlan, normalize_text, plan_query
 from agentic.adapters.capsule_select import (
@@ -46,7 +46,7 @@ from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.tools import visible_bytes
 
-ADAPTER_ID = "capsule"
+ADAPTER_ID = ids.CAPSULE
 PAYLOAD_VERSION = "gno-context-agent-v1"
 RANK_STRIDE = 1000
 CONFIG: dict[str, Any] = {

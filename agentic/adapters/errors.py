@@ -7,13 +7,20 @@ every module it imports.
 
 from __future__ import annotations
 
-from agentic.contract.errors import FailureClass
+from agentic.contract.code_names import ErrorCodeName, RelayedCode
+from agentic.contract.errors import AgenticError, FailureClass
 
 
-class AdapterError(Exception):
-    """A failure with a contract code and class; the message is diagnostic only."""
+class AdapterError(AgenticError):
+    """A failure with a contract code and class; the message is diagnostic only.
 
-    def __init__(self, code: str, failure_class: FailureClass, message: str = "") -> None:
+    ``code`` is a code of the table (``contract/codes.py``). A code the product owns, passed on
+    as the product sent it, is wrapped as ``RelayedCode(code)`` at the one place it is read.
+    """
+
+    def __init__(
+        self, code: ErrorCodeName | RelayedCode, failure_class: FailureClass, message: str = ""
+    ) -> None:
         self.code = code
         self.failure_class = failure_class
         super().__init__(message or code)

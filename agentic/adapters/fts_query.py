@@ -33,8 +33,9 @@ import unicodedata
 from dataclasses import dataclass
 
 from agentic.adapters.errors import AdapterCallError
+from agentic.contract.code_names import ErrorCodeName
 
-INVALID_QUERY = "invalid_search_query"
+INVALID_QUERY: ErrorCodeName = "invalid_search_query"
 MAX_QUERY_BYTES = 4096
 MAX_QUERY_WORDS = 128
 

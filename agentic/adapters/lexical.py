@@ -26,14 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentic.adapters import indexed, reads
+from agentic.adapters import ids, indexed, reads
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.lexical_index import Hit, first_chunk_end
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusSnapshot
 
-ADAPTER_ID = "lexical"
+ADAPTER_ID = ids.LEXICAL
 DEFAULT_LIMIT = 20
 CONFIG: dict[str, Any] = {
     "adapter": ADAPTER_ID,

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from agentic.adapters import indexed, reads
+from agentic.adapters import ids, indexed, reads
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterError
 from agentic.contract.envelope import Evidence
@@ -28,7 +28,7 @@ from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.fixture.spans import extract_span, span_hash
 
-ADAPTER_ID = "oracle"
+ADAPTER_ID = ids.ORACLE
 ORACLE_HASH_REASON = "oracle evidence is harness-observed from the snapshot"
 CONFIG: dict[str, Any] = {
     "adapter": ADAPTER_ID,

@@ -41,6 +41,7 @@ from functools import cache
 from pathlib import Path
 
 from agentic import resources
+from agentic.contract.errors import AgenticError
 from agentic.contract.report import Isolation
 from agentic.fixture import hidden
 
@@ -51,9 +52,10 @@ BWRAP = "bwrap"
 SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/etc", "/opt")
 SYSTEM_LINKS: tuple[str, ...] = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 RELAY_SCRIPT = Path(__file__).resolve().parent / "netrelay.py"
+_SHEBANG_BYTES = 512
 
 
-class SandboxError(Exception):
+class SandboxError(AgenticError):
     """The sandbox was required and cannot run here, or the setting is unknown."""
 
 
@@ -242,14 +244,71 @@ def _named_folders(arguments: Sequence[str]) -> list[Path]:
 
 
 def _executable_prefixes(found: Path) -> list[Path]:
-    """``bin/..`` of the command as found on PATH and of its real file: what a venv, a pyenv
-    install or a node install needs beside the executable itself."""
-    prefixes = []
-    for path in (found.absolute(), found.resolve()):
-        prefix = path.parent.parent if path.parent.name == "bin" else path.parent
-        if prefix != Path("/"):
-            prefixes.append(prefix)
-    return prefixes
+    """What the command needs to start: ``bin/..`` of the command as found on PATH and of its
+    real file (a venv, a pyenv install, a node install), the same for the interpreter a script's
+    ``#!`` line names (a console script of a venv made with another Python), the base Python a
+    venv's ``pyvenv.cfg`` names, and a pyenv root whose shim it is (the shim runs ``pyenv``)."""
+    prefixes: list[Path] = []
+    for program in _programs(found):
+        for path in (program.absolute(), program.resolve()):
+            prefixes.append(path.parent.parent if path.parent.name == "bin" else path.parent)
+            prefixes += _venv_home(path)
+        prefixes += _pyenv_root(program)
+    return [prefix for prefix in prefixes if prefix != Path("/")]
+
+
+def _programs(found: Path) -> list[Path]:
+    """The executable and, for a script, the interpreter its ``#!`` line names (once: an
+    interpreter that is itself a script is not followed further)."""
+    interpreter = _shebang(found)
+    if interpreter is None:
+        return [found]
+    located = (
+        shutil.which(interpreter.name)
+        if interpreter.name and not interpreter.is_absolute()
+        else None
+    )
+    return [found, Path(located) if located else interpreter]
+
+
+def _shebang(path: Path) -> Path | None:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.readline(_SHEBANG_BYTES)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode("utf-8", errors="replace").split()
+    if not words:
+        return None
+    # ``#!/usr/bin/env python3``: the program env would run is the interpreter.
+    if Path(words[0]).name == "env" and len(words) > 1:
+        return Path(words[-1])
+    return Path(words[0])
+
+
+def _venv_home(executable: Path) -> list[Path]:
+    """The base installation of the venv ``executable`` belongs to (``home`` in pyvenv.cfg)."""
+    config = executable.parent.parent / "pyvenv.cfg"
+    try:
+        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            home = Path(value.strip())
+            return [home.parent if home.name == "bin" else home]
+    return []
+
+
+def _pyenv_root(program: Path) -> list[Path]:
+    """A pyenv shim (``<root>/shims/python3``) is a shell script that runs ``<root>/libexec/pyenv``:
+    the whole root must be visible for it to find the interpreter it stands for."""
+    root = program.absolute().parent.parent
+    shim = program.absolute().parent.name == "shims"
+    return [root] if shim and (root / "libexec" / "pyenv").exists() else []
 
 
 def _mounts(read_only: Sequence[Path], writable: Sequence[Path]) -> tuple[str, ...]:

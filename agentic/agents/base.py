@@ -12,18 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from agentic.contract.code_names import ErrorCodeName
+from agentic.contract.errors import AgenticError
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
 
 AgentErrorClass = Literal["agent_error", "harness_error"]
 
 
-class AgentStepError(Exception):
+class AgentStepError(AgenticError):
     """A step an agent could not take, classified by the agent itself: ``failure_class``
     (``agent_error`` or ``harness_error``) and a code. The runner ends the pair with exactly
     this failure; any other exception from ``next_step`` is an ``invalid_agent_step``."""
 
-    def __init__(self, failure_class: AgentErrorClass, code: str, message: str) -> None:
+    def __init__(self, failure_class: AgentErrorClass, code: ErrorCodeName, message: str) -> None:
         self.failure_class = failure_class
         self.code = code
         super().__init__(message)

@@ -7,12 +7,13 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 from agentic.resources import repo_root
 from agentic.runner.progress import Progress, progress_for
 
 if TYPE_CHECKING:
-    from agentic.lane import Execution
+    from agentic.lane.request import Execution
 
     # What ``register(subparsers)`` of each command module receives (generic only in typeshed).
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -108,7 +109,7 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 def execution(args: argparse.Namespace) -> Execution:
     """The run's ``Execution`` from ``--jobs`` and the executor options."""
-    from agentic.lane import Execution
+    from agentic.lane.request import Execution
 
     return Execution(
         jobs=args.jobs, executor=args.executor, ray_address=args.ray_address, retries=args.retries
@@ -127,7 +128,7 @@ def add_jobs_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def baselines_root(given: Path | None, *, code: str, needs: str) -> Path:
+def baselines_root(given: Path | None, *, code: ErrorCodeName, needs: str) -> Path:
     """``--baselines DIR``, else the checkout's ``baselines/``. Without a checkout, ``needs``
     (what asked for it) is refused as ``code``, in one line."""
     if given is not None:

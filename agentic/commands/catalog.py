@@ -32,6 +32,7 @@ def _adapter_line(entry: AdapterEntry) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from agentic.resources import missing_fixture
     from agentic.runner.catalog import load_catalog
 
     catalog = load_catalog(tuple(args.backend))
@@ -56,7 +57,11 @@ def _run(args: argparse.Namespace) -> int:
         promote = ":".join(lane.promote) if lane.promote else "none"
         replay = "replay" if lane.replay else "no replay"
         adapters = ",".join(lane.adapters)
-        print(f"  {name}: agent {lane.agent}, adapters {adapters}, promote {promote}, {replay}")
+        missing = missing_fixture(lane.fixture)  # an installed kit has the bundled one only
+        state = "" if missing is None else f"; unavailable: {missing}"
+        print(
+            f"  {name}: agent {lane.agent}, adapters {adapters}, promote {promote}, {replay}{state}"
+        )
     return 0
 
 

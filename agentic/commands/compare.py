@@ -102,8 +102,8 @@ def handle(args: argparse.Namespace) -> int:
         render_changes,
         write_baseline,
     )
+    from agentic.output.page import check_page_target, write_page
     from agentic.report.compare_page import render_compare_html
-    from agentic.report.html_file import check_page_target, write_page
 
     paths: list[Path] = args.reports
     if len(paths) > 2:

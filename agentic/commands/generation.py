@@ -118,8 +118,8 @@ def generation_report(
 
 def handle(args: argparse.Namespace) -> int:
     from agentic.generation.report import render_text, report_bytes
-    from agentic.report.artifacts import write_artifacts
-    from agentic.report.output_dir import check_output
+    from agentic.output.folder import check_output
+    from agentic.output.staging import write_artifacts
     from agentic.runner.catalog import load_catalog
 
     if args.report is not None:

@@ -73,9 +73,9 @@ def merge_into(
     replays and the gate are derived from the merged receipts, never read from a shard."""
     from agentic.fixture.loader import load_fixture
     from agentic.lane import report_lane
-    from agentic.report.output_dir import check_output, lane_identity
+    from agentic.lane.shards import load_shard, merge_shards
+    from agentic.output.folder import check_output, lane_identity
     from agentic.resources import fixtures_dir
-    from agentic.shards import load_shard, merge_shards
 
     merged = merge_shards([load_shard(folder, key_file, os.environ) for folder in shards])
     fixture = load_fixture(fixture_dir or fixtures_dir() / merged.fixture_name)

@@ -123,12 +123,12 @@ def gate(report: dict[str, Any], args: argparse.Namespace) -> int:
 
 def handle(args: argparse.Namespace) -> int:
     from agentic.fixture.loader import load_fixture
+    from agentic.output.folder import check_output
+    from agentic.output.staging import write_artifacts
     from agentic.ranking.goldens import load_goldens
     from agentic.ranking.report import render_text, report_bytes, report_json
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.ranking.trec import export_files
-    from agentic.report.artifacts import write_artifacts
-    from agentic.report.output_dir import check_output
     from agentic.runner.catalog import load_catalog
 
     if args.tolerance is not None and not args.gate:

@@ -21,8 +21,8 @@ from agentic.commands.argtypes import (
 )
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES
-from agentic.resources import default_fixture_dir, repo_root
-from agentic.runner.plan import Shard
+from agentic.resources import default_fixture_dir, lane_fixture_dir, repo_root
+from agentic.runner.pairs import Shard
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
@@ -149,7 +149,8 @@ def _fixture_dir(args: argparse.Namespace, catalog: Catalog) -> Path:
     if args.fixture is not None:
         return Path(args.fixture)
     if args.lane is not None:
-        return catalog.lane(args.lane).fixture_dir()
+        lane = catalog.lane(args.lane)
+        return lane_fixture_dir(lane.name, lane.fixture)  # one line when not installed
     return default_fixture_dir()
 
 
@@ -209,7 +210,10 @@ def handle(args: argparse.Namespace) -> int:
         **_lane_settings(args, catalog),
     )
     outcome = execute_lane(request, progress=progress_printer(args.quiet))
-    sys.stdout.write(outcome.markdown)
+    # A run that measured nothing (an adapter that could not be prepared) prints only its one
+    # error line: a report of harness errors on stdout would read like results.
+    if outcome.failure is None:
+        sys.stdout.write(outcome.markdown)
     # One line on stderr for why a run measured nothing (exit 2), never only in report.json.
     reason = outcome.failure or outcome.harness_error
     if reason is not None:

@@ -43,6 +43,7 @@ from agentic.commands.argtypes import (
     progress_printer,
 )
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.resources import lane_fixture_dir
 from agentic.runner.progress import QUIET, Progress
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class Plan:
     shards: int = 1  # more than one: the rerun runs as that many shards, then merged
 
     def fixture_dir(self, lane: LaneEntry) -> Path:
-        return self.fixture_override or lane.fixture_dir()
+        return self.fixture_override or lane_fixture_dir(lane.name, lane.fixture)
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -278,7 +279,7 @@ def run_sharded(request: LaneRequest, count: int, name: str, progress: Progress)
     """Run a lane as ``count`` shards, one after another, and merge them into ``request.out``
     (what ``agentic run --shard K/N`` for each K and then ``agentic merge`` do)."""
     from agentic.commands.merge import merge_into
-    from agentic.runner.plan import Shard
+    from agentic.runner.pairs import Shard
 
     assert request.out is not None
     with tempfile.TemporaryDirectory(prefix="agentic-verify-shards-") as scratch:
@@ -446,6 +447,10 @@ def handle(args: argparse.Namespace) -> int:
 
     check_options(args)
     catalog = load_catalog()
+    if args.fixture is None:  # a lane's fixture this kit lacks is named before its baseline
+        for name in args.lanes:
+            lane = catalog.lane(name)
+            lane_fixture_dir(lane.name, lane.fixture)
     root = baselines_root(args.baselines, code="baseline_missing", needs="verify")
     # Every lane and baseline is checked before the first (possibly long) rerun starts.
     committed = tuple(committed_baseline(catalog, root, name) for name in args.lanes)

@@ -72,8 +72,8 @@ def facts_for(report: BenchmarkReport, fixture_dir: Path) -> dict[str, TaskFacts
 
 
 def handle(args: argparse.Namespace) -> int:
+    from agentic.output.page import check_page_target, write_page
     from agentic.report.html import render_html
-    from agentic.report.html_file import check_page_target, write_page
 
     folder: Path = args.report_dir
     if not folder.is_dir():

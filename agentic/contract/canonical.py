@@ -42,7 +42,7 @@ from typing import Any
 
 import rfc8785
 
-from agentic.contract.errors import ContractError
+from agentic.contract.errors import AgenticError, ContractError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 ZERO_HASH = "0" * 64
@@ -51,7 +51,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SEPARATORS = (",", ":")
 
 
-class _NonJsonError(Exception):
+class _NonJsonError(AgenticError):
     """A non-JSON value; its JSON pointer is assembled only while the rejection unwinds."""
 
     def __init__(self, reason: str) -> None:

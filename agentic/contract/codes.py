@@ -32,7 +32,9 @@ separate vocabularies, documented where they are checked.
 
 ``tests/test_error_codes.py`` reads every module of the package and keeps this table exact: every
 code raised or written is listed with the class it is raised with, and every entry is emitted
-somewhere (codes built by an f-string are listed by their concrete expansions).
+somewhere. Every code is written out as a literal where it is emitted (no code is built by an
+f-string); ``code_names.ErrorCodeName`` spells the same codes as a type, which the exceptions'
+``code`` parameters take, so mypy checks each literal against this table.
 """
 
 from __future__ import annotations
@@ -40,18 +42,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
 
-# The classes a failing receipt records (contract v1.0 ``failure.class``, minus "none").
-ReceiptFailureClass = Literal["harness_error", "agent_error", "product_error"]
+from agentic.contract.code_names import ErrorCodeName
+from agentic.contract.errors import FailureClass
 
 
 @dataclass(frozen=True)
 class ErrorCode:
-    """One code: its receipt class (None: only a ContractError), and what it means."""
+    """One code: its receipt class (None: only a ContractError; never "none", which is no
+    failure), and what it means."""
 
-    code: str
-    failure_class: ReceiptFailureClass | None
+    code: ErrorCodeName
+    failure_class: FailureClass | None
     input_error: bool
     meaning: str
 

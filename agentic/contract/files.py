@@ -18,6 +18,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 
 DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -48,7 +49,7 @@ def _kind(mode: int) -> str:
 
 
 def read_input_file(
-    path: Path, *, code: str = "unreadable_file", max_bytes: int | None = None
+    path: Path, *, code: ErrorCodeName = "unreadable_file", max_bytes: int | None = None
 ) -> bytes:
     """The bytes of ``path``, a regular file of at most ``max_bytes`` (default: the cap)."""
     cap = max_input_bytes() if max_bytes is None else max_bytes
@@ -78,7 +79,7 @@ def read_input_file(
 
 
 # The temp file of ``replace_atomically``: a killed writer leaves one of this shape, which the
-# report writers recognise as the kit's own leftover (report/output_dir.py).
+# report writers recognise as the kit's own leftover (output/folder.py).
 TEMP_PREFIX = ".agentic-tmp-"
 TEMP_TOKEN_BYTES = 8  # its random suffix: 16 lowercase hex digits
 

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from agentic.contract.canonical import MAX_SAFE_INTEGER
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 
 JsonValue = Any  # dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
@@ -156,7 +157,7 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
 
 
 def parse_strict_object(
-    data: str | bytes, *, source: str = "input", code: str | None = None
+    data: str | bytes, *, source: str = "input", code: ErrorCodeName | None = None
 ) -> dict[str, Any]:
     """Like parse_strict, but the top-level value must be an object. With ``code``, every
     failure is raised under that code (a document's own, e.g. ``invalid_cue_table``)."""

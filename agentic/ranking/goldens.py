@@ -46,6 +46,7 @@ from agentic.contract.base import (
     first_error,
 )
 from agentic.contract.canonical import fingerprint
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import parse_strict
 from agentic.fixture.loader import Fixture
@@ -118,7 +119,7 @@ class GoldenSet:
         return GoldenSet(tuple(chosen[:limit] if limit is not None else chosen), self.fingerprint)
 
 
-def _invalid(code: str, where: str, message: str) -> ContractError:
+def _invalid(code: ErrorCodeName, where: str, message: str) -> ContractError:
     return ContractError(code, f"{where}: {message}")
 
 

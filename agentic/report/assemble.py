@@ -9,6 +9,7 @@ on results alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agentic.contract.canonical import ZERO_HASH, fingerprint
@@ -63,32 +64,58 @@ def _exclusions(
     return tuple(exclusions)
 
 
+# The projection, field by field. Every ``BenchmarkReport`` field is either hashed (PROJECTED,
+# each with how it is projected) or left out for the reason given (LEFT_OUT); so is every field of
+# the two nested models the projection picks from by hand. tests/report/test_projection_fields.py
+# holds each pair against its model, so a new field fails there until someone decides.
+PROJECTED: dict[str, Callable[[BenchmarkReport], Any]] = {
+    "schemaVersion": lambda r: r.schemaVersion,
+    "benchmarkId": lambda r: r.benchmarkId,
+    "fixtureFingerprint": lambda r: r.fixtureFingerprint,
+    "methodology": lambda r: list(r.methodology),
+    "limitations": lambda r: list(r.limitations),
+    "preparations": lambda r: [_preparation(p) for p in r.preparations],
+    "attemptedPairs": lambda r: r.attemptedPairs,
+    "scoredPairs": lambda r: r.scoredPairs,
+    "exclusions": lambda r: [e.to_json() for e in r.exclusions],
+    "receipts": lambda r: [_receipt(t) for t in r.receipts],
+    "scores": lambda r: [s.to_json() for s in r.scores],
+    "capsuleReplays": lambda r: [c.to_json() for c in r.capsuleReplays],
+    "promotion": lambda r: r.promotion.to_json() if r.promotion else None,
+    # In canonicalFingerprint only: resultsFingerprint compares two machines on results alone.
+    "environment": lambda r: r.environment.to_json(),
+}
+ENVIRONMENT_FIELD = "environment"
+LEFT_OUT: dict[str, str] = {
+    "canonicalFingerprint": "the hash of this projection: it cannot hash itself",
+    "resultsFingerprint": "the hash of this projection without the environment",
+}
+PREPARATION_PROJECTED: tuple[str, ...] = ("adapterId", "corpusFingerprint", "indexFingerprint")
+PREPARATION_LEFT_OUT: dict[str, str] = {
+    "observations": "preparation time and backend details vary from run to run",
+}
+RECEIPT_PROJECTED: tuple[str, ...] = ("canonical",)
+RECEIPT_LEFT_OUT: dict[str, str] = {
+    "schemaVersion": "repeated inside canonical, which is hashed",
+    "observations": "timings, paths and diagnostics: volatile by design",
+}
+
+
+def _preparation(preparation: Preparation) -> dict[str, Any]:
+    return {name: getattr(preparation, name) for name in PREPARATION_PROJECTED}
+
+
+def _receipt(receipt: TrajectoryReceipt) -> dict[str, Any]:
+    # A receipt projects as its canonical part itself (RECEIPT_PROJECTED), not as a mapping.
+    return receipt.canonical.to_json()
+
+
 def projection(report: BenchmarkReport, *, with_environment: bool = True) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "schemaVersion": report.schemaVersion,
-        "benchmarkId": report.benchmarkId,
-        "fixtureFingerprint": report.fixtureFingerprint,
-        "methodology": list(report.methodology),
-        "limitations": list(report.limitations),
-        "preparations": [
-            {
-                "adapterId": p.adapterId,
-                "corpusFingerprint": p.corpusFingerprint,
-                "indexFingerprint": p.indexFingerprint,
-            }
-            for p in report.preparations
-        ],
-        "attemptedPairs": report.attemptedPairs,
-        "scoredPairs": report.scoredPairs,
-        "exclusions": [e.to_json() for e in report.exclusions],
-        "receipts": [r.canonical.to_json() for r in report.receipts],
-        "scores": [s.to_json() for s in report.scores],
-        "capsuleReplays": [r.to_json() for r in report.capsuleReplays],
-        "promotion": report.promotion.to_json() if report.promotion else None,
+    return {
+        name: project(report)
+        for name, project in PROJECTED.items()
+        if with_environment or name != ENVIRONMENT_FIELD
     }
-    if with_environment:
-        data["environment"] = report.environment.to_json()
-    return data
 
 
 def build_report(

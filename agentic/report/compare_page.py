@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentic.contract.report import BenchmarkReport
-from agentic.report.html_file import GENERATOR, page_environment
 from agentic.report.outcomes import missed_terms
+from agentic.report.pages import GENERATOR, page_environment
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,15 @@ from agentic.contract.receipt import Call, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, ScoreRecord
 from agentic.contract.text import clip
 from agentic.report.charts import RateBar, distributions, grouped_rates, rate_bars
-from agentic.report.html_file import GENERATOR, page_environment
-from agentic.report.markdown import COHORT_HEADER, cohort_rows, cohorts, promotion_uncertainty
+from agentic.report.markdown import (
+    COHORT_HEADER,
+    cohort_rows,
+    cohorts,
+    metric_lines,
+    promotion_uncertainty,
+)
 from agentic.report.outcomes import missed_terms
+from agentic.report.pages import GENERATOR, page_environment
 from agentic.report.stats import wilson_interval
 from agentic.scoring.task_facts import OracleSpan, TaskFacts
 
@@ -443,7 +449,7 @@ def _promotion(report: BenchmarkReport) -> tuple[str, str, tuple[str, ...], tupl
             (),
         )
     verdict = "PASS" if promotion.passed else "FAIL"
-    lines = tuple(f"{name}: {value}" for name, value in promotion.metrics.to_json().items())
+    lines = tuple(metric_lines(promotion))
     return (
         f"{verdict} over {promotion.pairCount} pairs",
         "pass" if promotion.passed else "fail",

@@ -31,6 +31,20 @@ def _number(value: float | int | None) -> str:
     return str(value)
 
 
+# Digits of a promotion metric for people, as many as the Wilson intervals beside it show;
+# report.json keeps the full precision the gate compared.
+METRIC_DIGITS = 3
+
+
+def metric_text(value: float | int | None) -> str:
+    return _number(round(value, METRIC_DIGITS) if isinstance(value, float) else value)
+
+
+def metric_lines(promotion: Promotion) -> list[str]:
+    """``name: value`` for each of the gate's metrics, rounded (report.md and report.html)."""
+    return [f"{name}: {metric_text(value)}" for name, value in promotion.metrics.to_json().items()]
+
+
 def _cell(text: str) -> str:
     """``text`` safe inside a table cell: a pipe or a line break would split the row."""
     return " ".join(text.split()).replace("|", "\\|")
@@ -80,8 +94,7 @@ def _promotion_lines(promotion: Promotion | None) -> list[str]:
         return ["Verdict: not evaluated (the run lacks the candidate or the baseline adapter)."]
     verdict = "PASS" if promotion.passed else "FAIL"
     lines = [f"Verdict: **{verdict}** over {promotion.pairCount} pairs.", ""]
-    for name, value in promotion.metrics.to_json().items():
-        lines.append(f"- {name}: {_number(value)}")
+    lines.extend(f"- {line}" for line in metric_lines(promotion))
     lines += ["", promotion_uncertainty(promotion)]
     if promotion.failures:
         lines.append("")

@@ -18,7 +18,7 @@ from agentic.locks import (
     model_threads,
     preflight_agent_model,
 )
-from agentic.runner.catalog import AgentContext, AgentEntry, OpenedAgent
+from agentic.runner.entries import AgentContext, AgentEntry, OpenedAgent
 
 if TYPE_CHECKING:
     from agentic.agents.llm_cache import CacheMode, LlmCache

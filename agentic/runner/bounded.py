@@ -12,10 +12,12 @@ from collections.abc import Callable
 from concurrent import futures
 from typing import TypeVar
 
+from agentic.contract.errors import AgenticError
+
 T = TypeVar("T")
 
 
-class OperationTimeoutError(Exception):
+class OperationTimeoutError(AgenticError):
     """The operation did not finish before its deadline."""
 
 

@@ -6,152 +6,77 @@ groups ``agentic.adapters`` and ``agentic.agents``) all register through the sam
 CLI's choices, the default adapters, what may be prepared or ranked, the lanes nox and the
 container pipeline run, the adapter conformance suite) is derived from a catalog.
 
-Nothing here imports an adapter or agent module at load time: an entry holds a function that
-imports its implementation when the entry is built, so a run pays only for what it uses.
+Nothing here imports an adapter or agent module at load time: an entry (``entries.py``) holds a
+function that imports its implementation when the entry is built, so a run pays only for what it
+uses; the built-ins' ids come from ``adapters/ids.py``, which imports nothing.
 
 A catalog is a value: ``load_catalog`` builds a fresh one per command, never a global.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from agentic.adapters import ids
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
-from agentic.contract.report import AgentEndpoint, Trial
-from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
-from agentic.resources import fixtures_dir
+from agentic.runner.entries import (
+    AdapterEntry,
+    AdapterInputs,
+    AgentContext,
+    AgentEntry,
+    LaneEntry,
+    OpenedAgent,
+)
 
 if TYPE_CHECKING:
     from agentic.adapters.base import Adapter
-    from agentic.agents.base import Agent
+
+# The entry types are re-exported: code written before they moved to ``entries`` imports them
+# from here (plugins import them from ``agentic.plugins``).
+__all__ = [
+    "ADAPTER_GROUP",
+    "AGENT_GROUP",
+    "AUTHORITATIVE_ADAPTERS",
+    "AUTHORITATIVE_LANE",
+    "BUILTIN_ADAPTERS",
+    "BUILTIN_AGENTS",
+    "BUILTIN_LANES",
+    "OPTIONAL_FOLDER",
+    "REPLAY_ADAPTER_ID",
+    "AdapterEntry",
+    "AdapterInputs",
+    "AgentContext",
+    "AgentEntry",
+    "Catalog",
+    "LaneEntry",
+    "OpenedAgent",
+    "builtin_catalog",
+    "load_catalog",
+    "with_backends",
+    "with_plugins",
+]
 
 ADAPTER_GROUP = "agentic.adapters"
 AGENT_GROUP = "agentic.agents"
 # The one adapter id the v1.0 report schema allows in ``capsuleReplays``.
 REPLAY_ADAPTER_ID = "capsule"
 OPTIONAL_FOLDER = "optional"
-DEFAULT_FIXTURE = "agentic-retrieval"
 
-Origin = Literal["builtin", "config", "plugin"]
 _Entry = TypeVar("_Entry")
-
-
-@dataclass(frozen=True)
-class AdapterInputs:
-    """What an adapter is built from. ``oracles`` is filled only for an entry that declares
-    ``reads_oracles``: a product never receives the hidden answers."""
-
-    snapshot: CorpusSnapshot
-    oracles: Mapping[str, HiddenOracle] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class AdapterEntry:
-    """One adapter the kit can run.
-
-    ``build`` makes the adapter for a fixture's snapshot. ``unavailable`` says why it cannot run
-    on this machine (None when it can): a test suite skips with that reason, a run fails closed.
-    An unavailable adapter still runs and fails closed at preparation.
-    ``replayable_bundle`` marks a one-call evidence-bundle adapter whose bundle the run replays
-    from a fresh preparation (the promotion gate's determinism proof). ``spawns_processes`` marks
-    adapters that start real child processes.
-    """
-
-    adapter_id: str
-    build: Callable[[AdapterInputs], Adapter]
-    reads_oracles: bool = False
-    replayable_bundle: bool = False
-    default: bool = False
-    spawns_processes: bool = False
-    unavailable: Callable[[], str | None] = lambda: None
-    origin: Origin = "builtin"
-    source: str = "agentic"
-
-    @property
-    def preparable(self) -> bool:
-        """Has a native index worth preparing ahead (the ceiling reads oracles instead)."""
-        return not self.reads_oracles
-
-    @property
-    def rankable(self) -> bool:
-        """Its search can be scored alone (the ceiling answers from oracles, not queries)."""
-        return not self.reads_oracles
-
-
-@dataclass(frozen=True)
-class AgentContext:
-    """What opening an agent may use: the fixture's root (for data shipped beside it, such as
-    the fixture agent's cue table), an explicit cue table, the kit's locks and the environment."""
-
-    fixture_root: Path
-    cues_path: Path | None
-    locks_dir: Path
-    environ: MutableMapping[str, str]
-
-
-@dataclass(frozen=True)
-class OpenedAgent:
-    """An opened agent: its receipt id, a factory for fresh instances and its trials."""
-
-    kind: str
-    agent_id: str
-    factory: Callable[[], Agent]
-    trials: tuple[Trial, ...]
-    endpoint: AgentEndpoint | None = None  # an endpoint agent's provenance (the environment)
-    # Refuses (ContractError) a task this agent cannot run at all, before anything is prepared.
-    check_task: Callable[[AgentTask], None] | None = None
-
-
-@dataclass(frozen=True)
-class AgentEntry:
-    kind: str
-    open: Callable[[AgentContext], OpenedAgent]
-    origin: Origin = "builtin"
-    source: str = "agentic"
-    # Whether its agents may serve pairs at once (``--jobs``): true for an agent with no state
-    # between sessions that a second session could disturb.
-    concurrent: bool = False
-
-
-@dataclass(frozen=True)
-class LaneEntry:
-    """A named lane: the agent, the adapters, where its baseline lives, how it is gated."""
-
-    name: str
-    agent: str
-    adapters: tuple[str, ...]
-    promote: tuple[str, str] | None
-    replay: bool
-    fixture: str = DEFAULT_FIXTURE  # a folder of the kit's fixtures/
-
-    @property
-    def folder(self) -> str:
-        return self.name
-
-    def fixture_dir(self) -> Path:
-        return fixtures_dir() / self.fixture
-
-    def run_settings(self) -> dict[str, Any]:
-        """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""
-        return {
-            "agent": self.agent,
-            "adapters": self.adapters,
-            "promote": self.promote,
-            "replay": self.replay,
-        }
 
 
 def _names(items: Iterable[str]) -> str:
     return ", ".join(sorted(items)) or "(none)"
 
 
-def _lookup(table: Mapping[str, _Entry], name: str, what: str, *, code: str) -> _Entry:
+def _lookup(table: Mapping[str, _Entry], name: str, what: str, *, code: ErrorCodeName) -> _Entry:
     """``table[name]``, or ContractError(code) naming every entry the table holds."""
     entry = table.get(name)
     if entry is None:
@@ -301,14 +226,31 @@ def _oracle(inputs: AdapterInputs) -> Adapter:
     return OracleAdapter(inputs.snapshot, inputs.oracles)
 
 
-def _mcp_profile(name: str) -> Callable[[AdapterInputs], Adapter]:
+def _mcp_profile(adapter_id: str) -> Callable[[AdapterInputs], Adapter]:
     def build(inputs: AdapterInputs) -> Adapter:
         from agentic.adapters.mcp.adapter import McpAdapter
         from agentic.adapters.mcp.profiles import profile_by_id
 
-        return McpAdapter(profile_by_id(name), inputs.snapshot)
+        return McpAdapter(profile_by_id(adapter_id), inputs.snapshot)
 
     return build
+
+
+def _ready() -> str | None:
+    return None
+
+
+def _shipped_profile(
+    adapter_id: str, *, default: bool = False, unavailable: Callable[[], str | None] = _ready
+) -> AdapterEntry:
+    """The entry of a shipped MCP profile: its id is also the profile's key in ``PROFILES``."""
+    return AdapterEntry(
+        adapter_id,
+        _mcp_profile(adapter_id),
+        default=default,
+        spawns_processes=True,
+        unavailable=unavailable,
+    )
 
 
 def _qmd_missing() -> str | None:
@@ -360,43 +302,36 @@ def _local_model_agent(context: AgentContext) -> OpenedAgent:
 
 
 AUTHORITATIVE_LANE = "fixture-agent"
-AUTHORITATIVE_ADAPTERS: tuple[str, ...] = ("capsule", "lexical", "mcp-reference")
+AUTHORITATIVE_ADAPTERS: tuple[str, ...] = (ids.CAPSULE, ids.LEXICAL, ids.MCP_REFERENCE)
+# The promotion gate of the gated lanes: the capsule against the reference server.
+_GATE = (ids.CAPSULE, ids.MCP_REFERENCE)
 
+# Ids come from ``adapters/ids.py``, where each is written once (the order here is the table's).
 BUILTIN_ADAPTERS: tuple[AdapterEntry, ...] = (
-    AdapterEntry("capsule", _capsule, replayable_bundle=True, default=True),
-    AdapterEntry("lexical", _lexical, default=True),
-    AdapterEntry(
-        "mcp-reference", _mcp_profile("mcp-reference"), default=True, spawns_processes=True
-    ),
-    AdapterEntry("oracle", _oracle, reads_oracles=True),
-    AdapterEntry(
-        "qmd-lex", _mcp_profile("qmd-lex"), spawns_processes=True, unavailable=_qmd_missing
-    ),
-    AdapterEntry(
-        "qmd", _mcp_profile("qmd"), spawns_processes=True, unavailable=_qmd_models_missing
-    ),
-    AdapterEntry(
-        "gno-mcp", _mcp_profile("gno-mcp"), spawns_processes=True, unavailable=_gno_missing
-    ),
+    AdapterEntry(ids.CAPSULE, _capsule, replayable_bundle=True, default=True),
+    AdapterEntry(ids.LEXICAL, _lexical, default=True),
+    _shipped_profile(ids.MCP_REFERENCE, default=True),
+    AdapterEntry(ids.ORACLE, _oracle, reads_oracles=True),
+    _shipped_profile(ids.QMD_LEX, unavailable=_qmd_missing),
+    _shipped_profile(ids.QMD, unavailable=_qmd_models_missing),
+    _shipped_profile(ids.GNO_MCP, unavailable=_gno_missing),
 )
 BUILTIN_AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("fixture", _fixture_agent, concurrent=True),
     AgentEntry("local-model", _local_model_agent),
 )
 BUILTIN_LANES: tuple[LaneEntry, ...] = (
-    LaneEntry(
-        AUTHORITATIVE_LANE, "fixture", AUTHORITATIVE_ADAPTERS, ("capsule", "mcp-reference"), True
-    ),
-    LaneEntry(f"{OPTIONAL_FOLDER}/qmd-lex", "fixture", ("qmd-lex",), None, False),
-    LaneEntry(f"{OPTIONAL_FOLDER}/qmd", "fixture", ("qmd",), None, False),
+    LaneEntry(AUTHORITATIVE_LANE, "fixture", AUTHORITATIVE_ADAPTERS, _GATE, True),
+    LaneEntry(f"{OPTIONAL_FOLDER}/{ids.QMD_LEX}", "fixture", (ids.QMD_LEX,), None, False),
+    LaneEntry(f"{OPTIONAL_FOLDER}/{ids.QMD}", "fixture", (ids.QMD,), None, False),
     # The gate needs the capsule replay, which would double a long lane: not run here.
     LaneEntry(f"{OPTIONAL_FOLDER}/local-model", "local-model", AUTHORITATIVE_ADAPTERS, None, False),
     # The blind fixture over the SQLite documentation (fixtures/sqlite-docs/README.md).
     LaneEntry(
         "sqlite-docs",
         "fixture",
-        (*AUTHORITATIVE_ADAPTERS, "qmd-lex"),
-        ("capsule", "mcp-reference"),
+        (*AUTHORITATIVE_ADAPTERS, ids.QMD_LEX),
+        _GATE,
         True,
         fixture="sqlite-docs",
     ),

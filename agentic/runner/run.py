@@ -41,7 +41,7 @@ from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.index_cache import prepare_cached
 from agentic.runner.lifecycles import CohortContext, cold_receipts, warm_receipts
-from agentic.runner.plan import PairKey, Pass
+from agentic.runner.pairs import PairKey, Pass
 from agentic.runner.progress import QUIET, Progress
 from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints
 from agentic.runner.redaction import redact_secrets

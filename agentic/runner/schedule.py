@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.report import Trial
@@ -31,18 +33,28 @@ def _listing(known: Sequence[str]) -> str:
     return shown if len(names) <= _LISTED else f"{shown}, ... ({len(names)} in all)"
 
 
-def _check_items(kind: str, items: Sequence[str], known: Sequence[str]) -> None:
+_Axis = Literal["task", "adapter", "lifecycle", "trial"]
+
+# The code of an invalid list, by the axis it lists.
+_INVALID: dict[_Axis, ErrorCodeName] = {
+    "task": "invalid_task_schedule",
+    "adapter": "invalid_adapter_schedule",
+    "lifecycle": "invalid_lifecycle_schedule",
+    "trial": "invalid_trial_schedule",
+}
+
+
+def _check_items(kind: _Axis, items: Sequence[str], known: Sequence[str]) -> None:
+    code = _INVALID[kind]
     if not items:
-        raise ContractError(f"invalid_{kind}_schedule", f"the {kind} list is empty")
+        raise ContractError(code, f"the {kind} list is empty")
     seen: set[str] = set()
     for item in items:
         if item in seen:
-            raise ContractError(f"invalid_{kind}_schedule", f"duplicate {kind} {item!r}")
+            raise ContractError(code, f"duplicate {kind} {item!r}")
         seen.add(item)
         if item not in known:
-            raise ContractError(
-                f"invalid_{kind}_schedule", f"unknown {kind} {item!r}; known: {_listing(known)}"
-            )
+            raise ContractError(code, f"unknown {kind} {item!r}; known: {_listing(known)}")
 
 
 def build_schedule(

@@ -7,8 +7,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.envelope import FinalEnvelope
-from agentic.contract.errors import ContractError
+from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.schemas import schema_errors
 from agentic.contract.semantics import envelope_issues
 from agentic.contract.steps import FinalStep, ToolStep
@@ -17,10 +18,10 @@ from agentic.contract.task import AgentTask
 from agentic.tools import argument_errors
 
 
-class StepError(Exception):
+class StepError(AgenticError):
     """The agent's output is not one valid step; ``code`` is the agent_error code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: ErrorCodeName, message: str) -> None:
         self.code = code
         super().__init__(message)
 

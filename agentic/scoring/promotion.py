@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentic.contract.canonical import sha256_hex
+from agentic.contract.errors import AgenticError
 from agentic.contract.jsrules import utf16_key
 from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import (
@@ -69,7 +70,7 @@ class PromotionPair:
     replay: CapsuleReplay | None  # None where the candidate declares no replayable bundle
 
 
-class CohortPairingError(Exception):
+class CohortPairingError(AgenticError):
     """The two cohorts cannot be paired one to one."""
 
 

@@ -40,7 +40,8 @@ from agentic.adapters.lexical_index import (
     StoredDocument,
     first_chunk_end,
 )
-from agentic.contract.errors import ContractError
+from agentic.contract.code_names import ErrorCodeName, RelayedCode
+from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.jsrules import is_blank
 
 SERVER_NAME = "agentic-reference"
@@ -48,8 +49,8 @@ SERVER_VERSION = "1"
 DEFAULT_LIMIT = 20
 
 
-class ProductError(Exception):
-    def __init__(self, code: str, message: str) -> None:
+class ProductError(AgenticError):
+    def __init__(self, code: ErrorCodeName | RelayedCode, message: str) -> None:
         self.code = code
         super().__init__(message)
 

@@ -11,9 +11,11 @@ control proves the probe has teeth.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +23,13 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters import sandbox
-from tests.support.backends import agentic, http_config, stdio_config, write_config
+from tests.support.backends import (
+    FAULTY_HTTP,
+    agentic,
+    http_config,
+    stdio_config,
+    write_config,
+)
 from tests.support.processes import processes_mentioning
 from tests.support.tiny_fixture import TASK_A
 
@@ -236,3 +244,56 @@ def test_without_the_sandbox_the_same_http_server_reaches_the_host_service(
     code, stderr = _run_http_probe(tmp_path, tiny_fixture_dir, host_service)
     assert code == 2
     assert "adapter_preparation_failed" in stderr
+
+
+def _other_python() -> Path | None:
+    """An interpreter of another minor version than this one (a pyenv install, say)."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    for candidate in sorted(root.glob("versions/3.*/bin/python3.*")):
+        if candidate.name != f"python3.{sys.version_info.minor}" and candidate.name[-1].isdigit():
+            if subprocess.run([candidate, "-c", "pass"], check=False).returncode == 0:
+                return candidate
+    return None
+
+
+OTHER_PYTHON = _other_python()
+
+
+@pytest.mark.skipif(OTHER_PYTHON is None, reason="no Python of another version here")
+def test_a_console_script_of_a_venv_made_with_another_python_starts_in_the_sandbox(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    assert OTHER_PYTHON is not None
+    venv = tmp_path / "venv"
+    subprocess.run([OTHER_PYTHON, "-m", "venv", "--without-pip", venv], check=True)
+    script = venv / "bin" / "faulty-http"
+    script.write_text(f"#!{venv / 'bin' / 'python'}\n" + FAULTY_HTTP.read_text(encoding="utf-8"))
+    script.chmod(0o755)
+    document = http_config("ok", id="hostile", command=[str(script), "{port}", "ok"])
+    code, stderr = _run_config(tmp_path, tiny_fixture_dir, write_config(tmp_path / "c", document))
+    assert code in (0, 1), stderr
+    assert (tmp_path / "out" / "report.json").is_file(), stderr
+
+
+PYENV_SHIMS = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "shims"
+
+
+@pytest.mark.skipif(not (PYENV_SHIMS / "python3").exists(), reason="no pyenv shims here")
+def test_a_command_found_as_a_pyenv_shim_starts_in_the_sandbox(
+    tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    monkeypatch.setenv("PATH", f"{PYENV_SHIMS}{os.pathsep}{os.environ['PATH']}")
+    document = http_config(
+        "ok", id="hostile", command=["python3", str(FAULTY_HTTP), "{port}", "ok"]
+    )
+    config = write_config(tmp_path / "c", document)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentic", "run", "--fixture", str(tiny_fixture_dir),
+         "--backend", str(config), "--adapter", "hostile", "--task", TASK_A, "--promote", "none",
+         "--out", str(tmp_path / "out"), "--quiet"],
+        capture_output=True, text=True, check=False, env={**os.environ, "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert (tmp_path / "out" / "report.json").is_file(), done.stderr

@@ -9,16 +9,15 @@ installed oracle files. Without the sandbox it finds them: that control keeps th
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from agentic.adapters import sandbox
-from tests.support.backends import REPO, write_config
+from tests.support import wheel
+from tests.support.backends import write_config
 from tests.support.tiny_fixture import TASK_A
 
 pytestmark = [
@@ -27,31 +26,13 @@ pytestmark = [
     pytest.mark.skipif(not sandbox.bubblewrap_works(), reason="bubblewrap cannot run here"),
 ]
 
-PURELIB = "import sysconfig; print(sysconfig.get_path('purelib'))"
 HOSTILE = Path(__file__).resolve().parent.parent / "support" / "programs" / "hostile_stdio.py"
 
 
 @pytest.fixture(scope="module")
 def installed_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtualenv holding the kit's wheel; returns its ``bin/agentic``."""
-    base = tmp_path_factory.mktemp("wheel")
-    built = base / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(built)],
-        cwd=REPO, check=True, capture_output=True,
-    )  # fmt: skip
-    venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
-    wheel = next(built.glob("agentic-*.whl"))
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps"]
-    subprocess.run([*pip, "--no-index", str(wheel)], check=True, capture_output=True)
-    site = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", PURELIB],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
-    # The kit's dependencies from this environment, appended after the installed kit.
-    Path(site, "kit_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    return venv / "bin" / "agentic"
+    return wheel.installed_kit(tmp_path_factory.mktemp("wheel"))
 
 
 def _installed_oracles(agentic: Path) -> list[Path]:
@@ -71,7 +52,7 @@ def _run(
         "tools": {"search": {"name": "find", "arguments": {"query": "q", "collection": "scope"}}},
         "results": {"shape": "hits"},
     })  # fmt: skip
-    env = {**os.environ, "AGENTIC_ISOLATION": isolation, "TMPDIR": str(tmp_path)}
+    env = wheel.installed_environment(AGENTIC_ISOLATION=isolation, TMPDIR=str(tmp_path))
     return subprocess.run(
         [str(agentic), "run", "--fixture", str(fixture), "--backend", str(config),
          "--adapter", "hostile", "--task", TASK_A, "--promote", "none",
@@ -85,7 +66,8 @@ def test_the_installed_kit_runs_from_its_wheel_with_its_bundled_oracles(
 ) -> None:
     where = subprocess.run(
         [str(installed_kit.parent / "python"), "-c", "import agentic; print(agentic.__file__)"],
-        cwd=installed_kit.parent, check=True, capture_output=True, text=True,
+        cwd=installed_kit.parent, env=wheel.installed_environment(), check=True,
+        capture_output=True, text=True,
     ).stdout  # fmt: skip
     assert where.startswith(str(installed_kit.parent.parent))
     assert _installed_oracles(installed_kit)

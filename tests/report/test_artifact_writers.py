@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from agentic.fixture.loader import Fixture
-from agentic.report.artifacts import read_artifact_set, write_artifacts
+from agentic.output.staging import read_artifact_set, write_artifacts
 from tests.report.test_artifacts import files
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentic.contract.errors import ContractError
-from agentic.report.artifacts import ARTIFACT_NAMES, read_artifact_set, write_artifacts
+from agentic.output.staging import ARTIFACT_NAMES, read_artifact_set, write_artifacts
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentic.contract.errors import ContractError
-from agentic.report.html_file import MARK, write_page
+from agentic.output.page import MARK, write_page
 
 PAGE = b"<!DOCTYPE html><html><head>" + MARK + b"</head><body>new</body></html>"
 

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 import agentic.commands.run
-import agentic.lane
+import agentic.lane.execute
 from agentic.cli import main
 from agentic.compare import load_report, write_baseline
 from agentic.contract.errors import ContractError
-from agentic.report.artifacts import ARTIFACT_NAMES, write_artifacts
-from agentic.report.output_dir import previous_report
+from agentic.output.folder import previous_report
+from agentic.output.staging import ARTIFACT_NAMES, write_artifacts
 
 ROOT = Path(__file__).resolve().parents[2]
 FINGERPRINT = "a" * 64
@@ -476,7 +476,7 @@ def test_run_write_over_a_reproduced_baseline_keeps_it_and_says_reproduced(
 ) -> None:
     checkout = tmp_path / "checkout"
     checkout.mkdir()
-    monkeypatch.setattr(agentic.lane, "repo_root", lambda: checkout)
+    monkeypatch.setattr(agentic.lane.execute, "repo_root", lambda: checkout)
     monkeypatch.setattr(agentic.commands.run, "repo_root", lambda: checkout)
     baseline = checkout / "baselines" / "fixture-agent"
     _, err = _write_lane(capsys, tiny_fixture_dir)

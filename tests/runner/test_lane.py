@@ -11,8 +11,8 @@ from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.contract.schemas import schema_errors
 from agentic.lane import Execution, LaneRequest, execute_lane, plan_lane
+from agentic.lane.executors.units import worker_spec
 from agentic.report.markdown import render_beside
-from agentic.units import worker_spec
 from tests.support.tiny_fixture import TASK_A, TASK_IDS
 
 

@@ -3,6 +3,7 @@ preparation failed or a harness error struck after it was prepared."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,54 @@ def test_the_cli_prints_one_line_for_a_harness_error_after_preparation(
     assert done.returncode == 2
     assert len(ours) == 1
     assert ours[0].startswith("agentic: invalid_tool_result: misbehaving: 2 of 2 pairs ")
+
+
+@pytest.mark.real_process
+def test_a_run_whose_adapter_cannot_be_prepared_prints_its_one_line_and_leaves_nothing(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    config = write_config(tmp_path / "config", stdio_config(prepare=["/bin/sh", "-c", "exit 7"]))
+    out = tmp_path / "runs" / "out"
+    out.parent.mkdir()
+    done = agentic(
+        "run", "--fixture", str(tiny_fixture.root), "--backend", str(config),
+        "--adapter", "misbehaving", "--task", TASK_A, "--promote", "none", "--quiet",
+        "--out", str(out), temp=tmp_path / "tmp",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith("agentic: adapter_preparation_failed: misbehaving: ")
+    assert list(out.parent.iterdir()) == []
+
+
+@pytest.mark.real_process
+def test_a_server_that_dies_before_its_handshake_is_named_with_its_last_stderr_lines(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    command = [sys.executable, "-c", "import a_module_that_is_not_installed"]
+    config = write_config(tmp_path / "config", stdio_config(command=command))
+    done = agentic(
+        "run", "--fixture", str(tiny_fixture.root), "--backend", str(config),
+        "--adapter", "misbehaving", "--task", TASK_A, "--promote", "none", "--quiet",
+        temp=tmp_path / "tmp",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "ModuleNotFoundError: No module named 'a_module_that_is_not_installed'" in done.stderr
+
+
+@pytest.mark.real_process
+def test_a_configs_startup_timeout_governs_its_servers_start_not_the_operation_timeout(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    document = stdio_config("slow-start", startup_timeout_s=1, env={"SLOW_START_S": "20"})
+    config = write_config(tmp_path / "config", document)
+    done = agentic(
+        "run", "--fixture", str(tiny_fixture.root), "--backend", str(config),
+        "--adapter", "misbehaving", "--task", TASK_A, "--promote", "none", "--quiet",
+        "--timeout-ms", "60000", temp=tmp_path / "tmp",
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "adapter_preparation_failed: misbehaving: AdapterError: timeout: " in done.stderr
+    assert "within 1 s" in done.stderr

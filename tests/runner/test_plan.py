@@ -6,9 +6,9 @@ import pytest
 
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Trial
-from agentic.runner.plan import PairKey, Shard, planned_keys, shard_keys
+from agentic.lane.executors.units import plan_units
+from agentic.runner.pairs import PairKey, Shard, planned_keys, shard_keys
 from agentic.runner.schedule import Schedule
-from agentic.units import plan_units
 
 SCHEDULE = Schedule(
     task_ids=("t0000a01", "t0000b02", "t0000c03"),

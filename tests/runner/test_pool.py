@@ -15,8 +15,8 @@ import pytest
 
 from agentic.cli import main
 from agentic.fixture.loader import Fixture
+from agentic.lane.executors.processes import share_cores
 from agentic.locks import THREADS_ENV
-from agentic.pool import share_cores
 
 HANG_GUARD_S = 120
 

@@ -26,8 +26,7 @@ from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import Preparation, TaskScore
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
-from agentic.runner import run
-from agentic.runner.journal import (
+from agentic.lane.journal import (
     HEADER,
     KEY_FILE_ENV,
     PAIRS,
@@ -36,6 +35,7 @@ from agentic.runner.journal import (
     KeyRef,
     journal_folder,
 )
+from agentic.runner import run
 from agentic.scoring.score import score_receipt
 
 HANG_GUARD_S = 120
@@ -414,6 +414,6 @@ def test_a_resume_scores_every_pair_again_from_its_receipt_and_the_fixture(
         scored.append((receipt.adapterId, receipt.lifecycle, receipt.trialId, receipt.taskId))
         return score_receipt(receipt, task, oracle)
 
-    monkeypatch.setattr("agentic.lane.score_receipt", spy)
+    monkeypatch.setattr("agentic.lane.results.score_receipt", spy)
     assert main(_argv(tiny_fixture, out, "--resume")) == 1
     assert len(set(scored)) == len(scored) == SCORED_PAIRS  # the journaled pairs too

@@ -16,7 +16,7 @@ from agentic.cli import main
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
-from agentic.runner.journal import KEY_FILE_ENV, KeyRef
+from agentic.lane.journal import KEY_FILE_ENV, KeyRef
 
 RUN = {"kit": "0", "tasks": ["t1"]}
 

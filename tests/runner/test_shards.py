@@ -20,10 +20,10 @@ from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import Environment, TaskScore
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture, load_fixture
+from agentic.lane.journal import KEY_FILE_ENV, KeyRef
+from agentic.lane.shards import sealed
 from agentic.report.environment import collect_environment
-from agentic.runner.journal import KEY_FILE_ENV, KeyRef
 from agentic.scoring.score import score_receipt
-from agentic.shards import sealed
 from tests.support.json_files import edit_json
 from tests.support.tiny_fixture import refresh_manifest
 
@@ -283,7 +283,7 @@ def test_merge_scores_every_pair_again_from_its_receipt_and_the_fixture(
         scored.append((receipt.adapterId, receipt.lifecycle, receipt.trialId, receipt.taskId))
         return score_receipt(receipt, task, oracle)
 
-    monkeypatch.setattr("agentic.lane.score_receipt", spy)
+    monkeypatch.setattr("agentic.lane.results.score_receipt", spy)
     code, err = _merge(capsys, tmp_path / "m", *shards, fixture=tiny_fixture)
     assert code == 1, err  # the gate fails: capsule vs lexical
     assert len(set(scored)) == len(scored) == SCORED_PAIRS
@@ -300,7 +300,7 @@ def test_merge_refuses_shards_run_in_another_environment(
     def elsewhere(**facts: Any) -> Environment:
         return collect_environment(**facts).model_copy(update={"platform": "another-os"})
 
-    monkeypatch.setattr("agentic.lane.collect_environment", elsewhere)
+    monkeypatch.setattr("agentic.lane.execute.collect_environment", elsewhere)
     second = _shards(capsys, tiny_fixture, tmp_path / "b", 2)[1]
     code, err = _merge(capsys, tmp_path / "m", first, second, fixture=tiny_fixture)
     assert code == 2

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from agentic.adapters.base import CallOutcome
+from agentic.contract.code_names import ErrorCodeName
 from agentic.runner.trial import TrialOutcome
 from agentic.tools import visible_bytes
 from tests.support.fakes import (
@@ -106,7 +107,9 @@ def test_a_result_beyond_the_byte_budget_is_recorded_undelivered_with_its_result
         ("invalid_tool_result", "harness_error"),
     ],
 )
-def test_a_typed_adapter_failure_keeps_its_code_and_class(code: str, failure_class: Any) -> None:
+def test_a_typed_adapter_failure_keeps_its_code_and_class(
+    code: ErrorCodeName, failure_class: Any
+) -> None:
     outcome = run_scripted(
         ScriptedAgent([tool_step()]), ScriptedAdapter(raising(code, failure_class))
     )

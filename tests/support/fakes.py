@@ -15,6 +15,7 @@ from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.agents.base import AgentSession
 from agentic.contract.canonical import canonical_text, sha256_hex
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleCall
 from agentic.contract.task import AgentTask
@@ -153,7 +154,9 @@ def always_ok(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
     return CallOutcome(result=ok_result(), backend_invocations=1)
 
 
-def raising(code: str, failure_class: Any) -> Callable[[str, dict[str, Any]], CallOutcome]:
+def raising(
+    code: ErrorCodeName, failure_class: Any
+) -> Callable[[str, dict[str, Any]], CallOutcome]:
     def behaviour(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
         raise AdapterCallError(code, failure_class, "scripted failure")
 

@@ -51,7 +51,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import mcp_types as types
@@ -75,6 +75,7 @@ from agentic.adapters.mcp.profile import (
 )
 from agentic.adapters.sandbox import Relay, SandboxError, isolation
 from agentic.contract.canonical import fingerprint
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.credentials import Secrets
 from agentic.contract.receipt import Capabilities, FailureClass
 from agentic.contract.task import AgentTask
@@ -85,7 +86,7 @@ RUNS_DIR = "runs"
 PRODUCT_TOOLS_DETAIL = "productToolsFingerprint"
 _STDERR_NOTE_CHARS = 400
 
-_CALL_FAILURES: dict[FailureKind, tuple[str, FailureClass]] = {
+_CALL_FAILURES: dict[FailureKind, tuple[ErrorCodeName, FailureClass]] = {
     "timeout": ("tool_timeout", "product_error"),
     "crashed": ("tool_call_failed", "product_error"),
     "protocol": ("tool_call_failed", "product_error"),
@@ -95,6 +96,16 @@ _CALL_FAILURES: dict[FailureKind, tuple[str, FailureClass]] = {
     # Only the product writes what arrives over its stdout or HTTP replies: its fault.
     "oversized": ("tool_result_too_large", "product_error"),
     "malformed": ("invalid_tool_result", "harness_error"),
+}
+
+_Stage = Literal["adapter_preparation", "adapter_attach"]
+
+# The code of a product that would not start, by stage and whether starting it timed out.
+_START_FAILURES: dict[tuple[_Stage, bool], ErrorCodeName] = {
+    ("adapter_preparation", False): "adapter_preparation_failed",
+    ("adapter_preparation", True): "adapter_preparation_timeout",
+    ("adapter_attach", False): "adapter_attach_failed",
+    ("adapter_attach", True): "adapter_attach_timeout",
 }
 
 
@@ -276,18 +287,20 @@ class McpAdapter:
         if current != prepared.index_fingerprint:
             raise AdapterError("index_fingerprint_changed", "harness_error", "index was rebuilt")
 
-    def _start(self, root: Path, timeout_s: float, stage: str) -> tuple[Connection, Path]:
+    def _start(self, root: Path, timeout_s: float, stage: _Stage) -> tuple[Connection, Path]:
         """Start the product in a fresh run root; ``stage`` names the failure codes."""
         runs = root / RUNS_DIR
         runs.mkdir(parents=True, exist_ok=True)
         run_root = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
         profile = self._profile
+        # A product's own start-up budget (spawn to initialized), where it declares one.
+        timeout_s = profile.startup_timeout_s or timeout_s
         try:
             connection = self._connect(root, run_root, timeout_s)
         except McpClientError as exc:
             _remove_run_root(run_root)
-            suffix = "timeout" if exc.kind == "timeout" else "failed"
-            raise AdapterError(f"{stage}_{suffix}", "harness_error", f"{exc.kind}: {exc}") from exc
+            code = _START_FAILURES[stage, exc.kind == "timeout"]
+            raise AdapterError(code, "harness_error", f"{exc.kind}: {exc}") from exc
         if profile.server_name is not None and connection.server_name != profile.server_name:
             connection.close()
             _remove_run_root(run_root)
@@ -323,7 +336,7 @@ class McpAdapter:
 
     @staticmethod
     def _list_product_tools(
-        connection: Connection, timeout_s: float, code: str
+        connection: Connection, timeout_s: float, code: ErrorCodeName
     ) -> list[types.Tool]:
         try:
             return connection.list_tools(timeout_s=timeout_s)
@@ -386,6 +399,7 @@ class McpSession:
 
     def _probe(self, scope: CallScope, timeout_s: float) -> None:
         probe = self._profile.readiness
+        timeout_s = self._profile.startup_timeout_s or timeout_s
         try:
             result = self._connection.call_tool(
                 probe.product_tool, probe.arguments(scope), timeout_s=timeout_s

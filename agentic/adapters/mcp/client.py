@@ -37,6 +37,7 @@ from agentic.adapters.mcp.process import (
     spawn,
     stop,
 )
+from agentic.contract.errors import AgenticError
 
 # timeout: no answer in time; crashed: the child exited or closed stdout; protocol: a stdout line
 # that is not JSON-RPC; oversized: a message over the byte cap; malformed: a well-framed reply
@@ -55,6 +56,9 @@ _T = TypeVar("_T")
 # Extra wall time the calling thread grants the loop beyond a call's own deadline, so the
 # in-loop deadline (which kills and classifies) normally fires first.
 _THREAD_MARGIN_S = 2.0
+# How much of a server's stderr a failed start quotes: its last lines are the reason.
+_START_STDERR_LINES = 3
+_START_STDERR_CHARS = 300
 CLIENT_INFO = types.Implementation(name="agentic-harness", version="1")
 MAX_TOOL_PAGES = 100
 
@@ -100,7 +104,7 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
 
-class McpClientError(Exception):
+class McpClientError(AgenticError):
     def __init__(self, kind: FailureKind, message: str) -> None:
         self.kind = kind
         super().__init__(message)
@@ -158,10 +162,11 @@ class LoopConnection(Generic[LiveT]):
             self._loop, self._live = self._ready.result(timeout=timeout_s + _THREAD_MARGIN_S)
         except concurrent.futures.TimeoutError:
             self.close()
-            raise McpClientError("timeout", "server did not initialize in time") from None
-        except McpClientError:
+            failure = McpClientError("timeout", f"server did not initialize within {timeout_s:g} s")
+            raise self._with_stderr(failure) from None
+        except McpClientError as exc:
             self.close()
-            raise
+            raise self._with_stderr(exc) from None
         except Exception as exc:
             self.close()
             raise McpClientError("spawn_failed", f"{what} failed: {exc}") from exc
@@ -169,6 +174,15 @@ class LoopConnection(Generic[LiveT]):
             self.close()
             raise
         self.startup_ms = (time.perf_counter() - started) * 1000.0
+
+    def _with_stderr(self, failure: McpClientError) -> McpClientError:
+        """A failed start with the last lines the server wrote to stderr, which usually say why
+        (a ``ModuleNotFoundError``, a missing file); unchanged when it wrote none."""
+        lines = [line.strip() for line in self.stderr.text().splitlines() if line.strip()]
+        if not lines:
+            return failure
+        tail = " | ".join(lines[-_START_STDERR_LINES:])[-_START_STDERR_CHARS:]
+        return McpClientError(failure.kind, f"{failure}; stderr: {tail}")
 
     def close(self) -> None:
         """End the session and the loop thread, then kill the server's group; never raises."""

@@ -587,6 +587,7 @@ def configured_profile(
             {"adapter": config.id, "version": 1, "backend": _identity_dump(config)}
         ),
         secrets=config.secrets(),
+        startup_timeout_s=config.startup_timeout_s,
         capabilities=_capabilities(config),
         server_name=config.server_name,
         prepare_native=_prepare(config, config_dir),

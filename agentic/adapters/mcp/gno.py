@@ -34,6 +34,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from agentic.adapters import ids
 from agentic.adapters.base import CallOutcome, declared_capabilities, ok_outcome
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import index_fingerprint
@@ -45,11 +46,12 @@ from agentic.adapters.mcp.results import product_error_code
 from agentic.adapters.reads import TaskScope, line_evidence
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text
+from agentic.contract.code_names import ErrorCodeName, RelayedCode
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.fixture.spans import extract_span
 
-ADAPTER_ID = "gno-mcp"
+ADAPTER_ID = ids.GNO_MCP
 SERVER_NAME = "gno"
 INDEX_NAME = "agentic"
 TOKENIZER = "snowball english"
@@ -57,6 +59,11 @@ EXECUTABLE_ENV = "AGENTIC_GNO_EXECUTABLE"
 EXECUTABLE_FILE = "gno-executable.json"
 HASH_REASON = "GNO MCP does not return a complete source/span hash pair"
 PRODUCT_TOOLS = ("gno_get", "gno_multi_get", "gno_query")
+# The preparation steps (`gno --json <step>`), in order, each with the code of its failure.
+_PREPARE_STEPS: dict[str, ErrorCodeName] = {
+    "update": "gno_update_failed",
+    "embed": "gno_embed_failed",
+}
 FILTER_KEYS = frozenset({"since", "until", "author", "categories", "tagsAll", "tagsAny"})
 SEARCH_MODES = frozenset({"bm25", "vector", "hybrid", "bm25_only"})
 CONFIG: dict[str, Any] = {
@@ -152,7 +159,7 @@ def _run_bounded(argv: tuple[str, ...], env: dict[str, str], root: Path, timeout
     finished = run_bounded(argv, env, root / "prepare", timeout_s, label=argv[-1], view=view)
     if finished.returncode != 0:
         raise AdapterError(
-            f"gno_{argv[-1]}_failed",
+            _PREPARE_STEPS[argv[-1]],
             "harness_error",
             f"gno {argv[-1]} exited {finished.returncode}: {finished.stderr_tail}",
         )
@@ -168,7 +175,7 @@ def prepare_native(snapshot: CorpusSnapshot, root: Path, timeout_s: float) -> pr
     work = root / "prepare"
     work.mkdir(exist_ok=True)
     env = _product_env(root, work)
-    for step in ("update", "embed"):
+    for step in _PREPARE_STEPS:
         _run_bounded(_gno_argv(root, "--json", step), env, root, timeout_s)
     return profile.NativeBuild(
         index_fingerprint=index_fingerprint(snapshot, TOKENIZER),
@@ -387,7 +394,7 @@ def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutc
 
 def _error(raw: profile.RawResult) -> CallOutcome:
     """A product error, delivered to the agent with its stable code and no volatile message."""
-    code = f"gno_{product_error_code(raw.structured, 'error')}"
+    code = RelayedCode(f"gno_{product_error_code(raw.structured, 'error')}")
     result = ToolResult(
         status="error",
         resultRole="source",

@@ -53,6 +53,7 @@ from agentic.adapters.mcp.process import (
     drain_stderr,
     terminate,
 )
+from agentic.contract.errors import AgenticError
 
 _T = TypeVar("_T")
 _THREAD_MARGIN_S = 2.0
@@ -71,7 +72,7 @@ class _Faults:
         self.status: McpClientError | None = None
 
 
-class _ReplyTooLarge(httpx2.StreamError):
+class _ReplyTooLargeError(httpx2.StreamError, AgenticError):
     pass
 
 
@@ -88,7 +89,7 @@ class _CappedStream(httpx2.AsyncByteStream):
             if total > self._cap:
                 failure = McpClientError("oversized", f"server reply exceeds {self._cap} bytes")
                 self._faults.fatal = self._faults.fatal or failure
-                raise _ReplyTooLarge(str(failure))
+                raise _ReplyTooLargeError(str(failure))
             yield chunk
 
     async def aclose(self) -> None:

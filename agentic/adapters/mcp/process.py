@@ -23,6 +23,7 @@ from anyio.abc import ByteReceiveStream, Process
 
 from agentic.adapters.errors import AdapterError
 from agentic.adapters.sandbox import SandboxError, View, isolation, wrap
+from agentic.contract.errors import AgenticError
 from agentic.processes import SESSION_ENV, become_subreaper, kill_tree, reap_adopted
 
 # Environment variables a server may inherit: enough to find executables and decode text;
@@ -115,7 +116,7 @@ class StderrTail:
         return f"[{dropped} earlier bytes dropped]\n{body}" if dropped else body
 
 
-class FramingError(Exception):
+class FramingError(AgenticError):
     """The server broke the stdio framing: a non-JSON-RPC line or an oversized message."""
 
 
@@ -232,11 +233,11 @@ class Finished:
         return " ".join(text.split())
 
 
-class ChildStartError(Exception):
+class ChildStartError(AgenticError):
     """A bounded command could not be started; the message is the OS's reason."""
 
 
-class ChildTimeoutError(Exception):
+class ChildTimeoutError(AgenticError):
     """A bounded command did not finish within its time (its group was killed)."""
 
 

@@ -159,6 +159,9 @@ class McpProfile:
     # What the server needs to see under the sandbox besides the system runtime, its
     # executable's prefix, its prepared root (read-only) and its run root (writable).
     sandbox_paths: Callable[[Path], tuple[Path, ...]] = no_extra_paths
+    # How long the product may take from spawn to initialized, and to pass its readiness probe
+    # (a backend config's ``startup_timeout_s``); None: the run's operation timeout.
+    startup_timeout_s: float | None = None
     # Values no message about this product may carry (a backend config's ``secret_env``).
     secrets: Secrets = NO_SECRETS
 

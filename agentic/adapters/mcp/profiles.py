@@ -1,4 +1,4 @@
-"""The MCP product profiles this kit ships, by adapter id."""
+"""The MCP product profiles this kit ships, by adapter id (each profile carries its own)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from agentic.adapters.qmd.profiles import qmd_full_profile, qmd_lex_profile
 from agentic.contract.errors import ContractError
 
 PROFILES: dict[str, McpProfile] = {
-    reference.PROFILE.adapter_id: reference.PROFILE,
-    gno.PROFILE.adapter_id: gno.PROFILE,
-    "qmd-lex": qmd_lex_profile(),
-    "qmd": qmd_full_profile(),
+    profile.adapter_id: profile
+    for profile in (reference.PROFILE, gno.PROFILE, qmd_lex_profile(), qmd_full_profile())
 }
 
 

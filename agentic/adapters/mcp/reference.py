@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import agentic
-from agentic.adapters import indexed
+from agentic.adapters import ids, indexed
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import INDEX_FILE, TOKENIZER, LexicalIndex, build_index
@@ -49,10 +49,11 @@ from agentic.adapters.reads import (
     scope_violation,
 )
 from agentic.contract.canonical import canonical_text
+from agentic.contract.code_names import RelayedCode
 from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusSnapshot
 
-ADAPTER_ID = "mcp-reference"
+ADAPTER_ID = ids.MCP_REFERENCE
 # Must equal agentic.server.app.SERVER_NAME (adapters may not import the server; a test pins it).
 SERVER_NAME = "agentic-reference"
 SEARCH_REASON = "the reference MCP server returns no source/span hashes for search results"
@@ -249,7 +250,8 @@ def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutc
 
 def parse(call: profile.ParseInput) -> CallOutcome:
     if call.raw.is_error:
-        code = product_error_code(call.raw.structured, "error")
+        # The server's own code (cataloged where server/app.py raises it), passed on as sent.
+        code = RelayedCode(product_error_code(call.raw.structured, "error"))
         raise AdapterCallError(code, "product_error", f"{call.tool}: server error {code}")
     return results.parse_structured(call, _search, _get, _multi_get)
 

@@ -17,6 +17,7 @@ from agentic.adapters.mcp.process import (
     run_to_completion,
 )
 from agentic.adapters.sandbox import View
+from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 
 __all__ = ["Finished", "run_bounded"]
@@ -28,7 +29,7 @@ def run_bounded(
     env: Mapping[str, str],
     cwd: Path,
     timeout_s: float,
-    code: str,
+    code: ErrorCodeName,
     view: View | None = None,
 ) -> Finished:
     """Run to completion within ``timeout_s``; ``code`` names the ContractError on failure to

@@ -45,6 +45,7 @@ from typing import Any
 
 import mcp_types as types
 
+from agentic.adapters import ids
 from agentic.adapters.base import CallOutcome, declared_capabilities
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.client import ConnectionLimits, McpClientError, McpConnection
@@ -69,8 +70,8 @@ from agentic.contract.canonical import ZERO_HASH, canonical_text, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.fixture.snapshot import CorpusSnapshot
 
-LEX_ID = "qmd-lex"
-FULL_ID = "qmd"
+LEX_ID = ids.QMD_LEX
+FULL_ID = ids.QMD
 SERVER_NAME = "qmd"
 PRODUCT_TOOLS = ("get", "multi_get", "query")
 EMBED_TIMEOUT_S = 1800.0  # embedding a corpus on CPU; preparation is unmeasured

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from agentic.contract.errors import EXIT_ERROR, ContractError
-from agentic.report.artifacts import ARTIFACT_NAMES, write_artifacts
+from agentic.output.staging import ARTIFACT_NAMES, write_artifacts
 
 
 class HeldFiles(Mapping[str, bytes]):

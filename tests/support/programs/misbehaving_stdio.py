@@ -86,4 +86,6 @@ def build(mode: str) -> MCPServer[Any]:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "slow-start":
+        time.sleep(float(os.environ["SLOW_START_S"]))
     build(sys.argv[1]).run()

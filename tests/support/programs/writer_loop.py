@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentic.report.artifacts import ARTIFACT_NAMES, write_artifacts
+from agentic.output.staging import ARTIFACT_NAMES, write_artifacts
 
 PADDING = b"x" * 200_000
 

@@ -1,7 +1,7 @@
 """The journal of a lane run with an output folder: every finished pair, so a killed run resumes.
 
 The journal is the folder ``.agentic-journal-<name>`` beside the output folder ``<name>``, next
-to the lock and stage of ``report/artifacts.py``. It holds:
+to the lock and stage of ``output/staging.py``. It holds:
 
 - ``journal.json``: what the run is (fixture, agent, adapters and their config fingerprints, the
   schedule, the shard, the kit and runtime); a journal of anything else is never resumed;
@@ -67,7 +67,7 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_model
 from agentic.contract.strict_json import parse_strict_object
-from agentic.runner.plan import PairKey, first_difference
+from agentic.runner.pairs import PairKey, first_difference
 from agentic.runner.run import RunResult, combine_runs
 
 JOURNAL_PREFIX = ".agentic-journal-"

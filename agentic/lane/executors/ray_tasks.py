@@ -17,21 +17,30 @@ import importlib
 import logging
 import os
 import socket
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agentic.contract.errors import ContractError
-from agentic.runner.plan import PairKey
+from agentic.lane.executors.units import (
+    Unit,
+    WorkerLostError,
+    WorkerSpec,
+    plan_units,
+    run_units,
+    worker_spec,
+)
+from agentic.runner.pairs import PairKey
 from agentic.runner.run import Recorder, RunResult, combine_runs
-from agentic.units import Unit, WorkerLostError, WorkerSpec, plan_units, run_units, worker_spec
 
 if TYPE_CHECKING:
-    from agentic.lane import LanePlan
+    from agentic.lane.plan import LanePlan
 
 RAY_MISSING = "the Ray executor needs the 'distributed' extra: pip install -e '.[distributed]'"
 _PROBE_TIMEOUT_S = 5.0
+LOCAL_RUNTIME = "no Ray address given: starting a local Ray runtime"
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,7 @@ class RayOptions:
 
 def ray_unit(spec: WorkerSpec, files: dict[str, bytes], keys: Sequence[PairKey]) -> dict[str, Any]:
     """One Ray task: ``units.run_unit``, and the node it ran on."""
-    from agentic.units import run_unit
+    from agentic.lane.executors.units import run_unit
 
     node = importlib.import_module("ray").get_runtime_context().get_node_id()
     return {**run_unit(spec, files, keys), "node": node}
@@ -69,7 +78,8 @@ def _reachable(where: str) -> str | None:
 
 
 def _connect(ray: ModuleType, address: str | None) -> None:
-    where = address or os.environ.get("RAY_ADDRESS") or "auto"
+    given = address or os.environ.get("RAY_ADDRESS")
+    where = given or "auto"
     refused = _reachable(where)
     if refused is not None:
         raise ContractError(
@@ -78,13 +88,25 @@ def _connect(ray: ModuleType, address: str | None) -> None:
             "pass the address of a running one",
         )
     try:
-        ray.init(address=where, log_to_driver=False, logging_level=logging.WARNING)
+        _init(ray, where, start_local=given is None)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ContractError(
             "ray_unavailable",
             f"no Ray cluster at {where!r} ({' '.join(str(exc).split())[:200]}); start one with "
             "'ray start --head' or pass --ray-address",
         ) from None
+
+
+def _init(ray: ModuleType, where: str, *, start_local: bool) -> None:
+    """Join the cluster at ``where``. With no address given and none running here ("auto" finds
+    none), Ray's own convention: a local runtime, stopped by ``ray.shutdown`` after the run."""
+    try:
+        ray.init(address=where, log_to_driver=False, logging_level=logging.WARNING)
+    except ConnectionError:
+        if not start_local:
+            raise
+        print(f"agentic: {LOCAL_RUNTIME}", file=sys.stderr, flush=True)  # even with --quiet
+        ray.init(address="local", log_to_driver=False, logging_level=logging.WARNING)
 
 
 def _system_failures(ray: ModuleType) -> tuple[type[BaseException], ...]:
@@ -153,7 +175,7 @@ def run_on_ray(
         return combine_runs([], [], [])
     _connect(ray, options.address)
     try:
-        from agentic.units import fixture_files
+        from agentic.lane.executors.units import fixture_files
 
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
         units = plan_units(selected, workers)

@@ -16,10 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from agentic.contract.errors import ContractError
-from agentic.locks import THREADS_ENV
-from agentic.runner.plan import PairKey
-from agentic.runner.run import Recorder, RunResult, combine_runs
-from agentic.units import (
+from agentic.lane.executors.units import (
     Unit,
     WorkerLostError,
     WorkerSpec,
@@ -28,9 +25,12 @@ from agentic.units import (
     run_units,
     worker_spec,
 )
+from agentic.locks import THREADS_ENV
+from agentic.runner.pairs import PairKey
+from agentic.runner.run import Recorder, RunResult, combine_runs
 
 if TYPE_CHECKING:
-    from agentic.lane import LanePlan
+    from agentic.lane.plan import LanePlan
 
 _Handle = futures.Future[dict[str, Any]]
 

@@ -41,10 +41,10 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Environment, Preparation
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import parse_strict_object
-from agentic.report.artifacts import write_artifacts
-from agentic.report.output_dir import Identity
-from agentic.runner.journal import KeyRef, RunKey
-from agentic.runner.plan import PairKey, RunIdentity, Shard, first_difference, shard_keys
+from agentic.lane.journal import KeyRef, RunKey
+from agentic.output.folder import Identity
+from agentic.output.staging import write_artifacts
+from agentic.runner.pairs import PairKey, RunIdentity, Shard, first_difference, shard_keys
 from agentic.runner.progress import Progress
 from agentic.runner.run import RunResult, combine_runs
 from agentic.scoring.promotion import Gate

@@ -220,7 +220,7 @@ def files_identity(files: Mapping[str, bytes]) -> Identity:
     if kind is None:
         raise ValueError(
             f"{', '.join(sorted(names)) or 'no file'}: no report kind of "
-            "agentic/report/output_dir.py writes these names"
+            "agentic/output/folder.py writes these names"
         )
 
     def read(name: str) -> object:

@@ -25,12 +25,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from agentic.contract.errors import ContractError
+from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.receipt import PairIdentity, TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
 from agentic.runner.catalog_source import CatalogSource
-from agentic.runner.plan import PairKey, RunIdentity, first_difference
+from agentic.runner.pairs import PairKey, RunIdentity, first_difference
 from agentic.runner.receipts import with_retries
 from agentic.runner.run import (
     Recorder,
@@ -43,7 +43,7 @@ from agentic.runner.run import (
 )
 
 if TYPE_CHECKING:
-    from agentic.lane import LanePlan
+    from agentic.lane.plan import LanePlan
 
 _FIXTURES_DIR = "agentic-worker-fixtures"
 Unit = tuple[PairKey, ...]
@@ -64,7 +64,7 @@ class WorkerSpec:
     fixture_dir: Path | None = None
 
 
-class WorkerLostError(Exception):
+class WorkerLostError(AgenticError):
     """A unit's worker died before it returned: a harness failure, retried."""
 
 
@@ -107,7 +107,8 @@ def run_unit(
     spec: WorkerSpec, files: Mapping[str, bytes] | None, keys: Sequence[PairKey]
 ) -> dict[str, Any]:
     """In a worker: rebuild the lane, check its identity, run ``keys``, return the records."""
-    from agentic.lane import LaneRequest, plan_lane
+    from agentic.lane.plan import plan_lane
+    from agentic.lane.request import LaneRequest
 
     root = spec.fixture_dir or _materialize(files or {}, spec.fixture_fingerprint)
     with tempfile.TemporaryDirectory(prefix="agentic-unit-") as scratch:
@@ -162,7 +163,7 @@ def _twin(key: PairKey) -> PairKey:
 
 
 def worker_spec(plan: LanePlan, *, shared_filesystem: bool) -> WorkerSpec:
-    from agentic.lane import Execution
+    from agentic.lane.request import Execution
 
     request = plan.request
     fields = {

@@ -1,0 +1,133 @@
+"""The catalog's entry types: what an adapter, an agent or a named lane registers as.
+
+They live apart from ``catalog`` (the table) and ``agents`` (the built-in openers) so that both
+import them and neither imports the other at load time; plugin authors get them from
+``agentic.plugins``. This module imports no adapter or agent implementation: an entry holds a
+function that imports its implementation when the entry is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from agentic.contract.oracle import HiddenOracle
+from agentic.contract.report import AgentEndpoint, Trial
+from agentic.contract.task import AgentTask
+from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.resources import fixtures_dir
+
+if TYPE_CHECKING:
+    from agentic.adapters.base import Adapter
+    from agentic.agents.base import Agent
+
+DEFAULT_FIXTURE = "agentic-retrieval"
+
+Origin = Literal["builtin", "config", "plugin"]
+
+
+@dataclass(frozen=True)
+class AdapterInputs:
+    """What an adapter is built from. ``oracles`` is filled only for an entry that declares
+    ``reads_oracles``: a product never receives the hidden answers."""
+
+    snapshot: CorpusSnapshot
+    oracles: Mapping[str, HiddenOracle] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AdapterEntry:
+    """One adapter the kit can run.
+
+    ``build`` makes the adapter for a fixture's snapshot. ``unavailable`` says why it cannot run
+    on this machine (None when it can): a test suite skips with that reason, a run fails closed.
+    An unavailable adapter still runs and fails closed at preparation.
+    ``replayable_bundle`` marks a one-call evidence-bundle adapter whose bundle the run replays
+    from a fresh preparation (the promotion gate's determinism proof). ``spawns_processes`` marks
+    adapters that start real child processes.
+    """
+
+    adapter_id: str
+    build: Callable[[AdapterInputs], Adapter]
+    reads_oracles: bool = False
+    replayable_bundle: bool = False
+    default: bool = False
+    spawns_processes: bool = False
+    unavailable: Callable[[], str | None] = lambda: None
+    origin: Origin = "builtin"
+    source: str = "agentic"
+
+    @property
+    def preparable(self) -> bool:
+        """Has a native index worth preparing ahead (the ceiling reads oracles instead)."""
+        return not self.reads_oracles
+
+    @property
+    def rankable(self) -> bool:
+        """Its search can be scored alone (the ceiling answers from oracles, not queries)."""
+        return not self.reads_oracles
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What opening an agent may use: the fixture's root (for data shipped beside it, such as
+    the fixture agent's cue table), an explicit cue table, the kit's locks and the environment."""
+
+    fixture_root: Path
+    cues_path: Path | None
+    locks_dir: Path
+    environ: MutableMapping[str, str]
+
+
+@dataclass(frozen=True)
+class OpenedAgent:
+    """An opened agent: its receipt id, a factory for fresh instances and its trials."""
+
+    kind: str
+    agent_id: str
+    factory: Callable[[], Agent]
+    trials: tuple[Trial, ...]
+    endpoint: AgentEndpoint | None = None  # an endpoint agent's provenance (the environment)
+    # Refuses (ContractError) a task this agent cannot run at all, before anything is prepared.
+    check_task: Callable[[AgentTask], None] | None = None
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    kind: str
+    open: Callable[[AgentContext], OpenedAgent]
+    origin: Origin = "builtin"
+    source: str = "agentic"
+    # Whether its agents may serve pairs at once (``--jobs``): true for an agent with no state
+    # between sessions that a second session could disturb.
+    concurrent: bool = False
+
+
+@dataclass(frozen=True)
+class LaneEntry:
+    """A named lane: the agent, the adapters, where its baseline lives, how it is gated."""
+
+    name: str
+    agent: str
+    adapters: tuple[str, ...]
+    promote: tuple[str, str] | None
+    replay: bool
+    fixture: str = DEFAULT_FIXTURE  # a folder of the kit's fixtures/
+
+    @property
+    def folder(self) -> str:
+        return self.name
+
+    def fixture_dir(self) -> Path:
+        return fixtures_dir() / self.fixture
+
+    def run_settings(self) -> dict[str, Any]:
+        """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""
+        return {
+            "agent": self.agent,
+            "adapters": self.adapters,
+            "promote": self.promote,
+            "replay": self.replay,
+        }
