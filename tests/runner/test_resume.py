@@ -199,8 +199,7 @@ def test_a_tampered_journal_entry_is_refused_and_kept(
 ) -> None:
     out = tmp_path / "out"
     _killed_after(_argv(tiny_fixture, out), out, 3)
-    # An entry, not the temp file a kill may leave mid-write (resume drops those).
-    entry = min(p for p in (journal_folder(out) / PAIRS).iterdir() if p.suffix == ".json")
+    entry = _entry(out)
     document = json.loads(entry.read_bytes())
     document["receipt"]["canonical"]["agentId"] = "another-agent"  # only the hash can tell
     tampered = json.dumps(document).encode("utf-8")

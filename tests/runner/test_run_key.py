@@ -108,32 +108,18 @@ def test_a_seal_verifies_only_its_own_domain_and_document(tmp_path: Path) -> Non
     assert not key.opens("agentic-shard", {"a": 1}, None)
 
 
-def test_a_run_with_a_missing_key_file_is_refused_before_it_runs(
+@pytest.mark.parametrize("shard", [("--shard", "1/2"), ()], ids=["shard", "whole"])
+def test_a_run_with_a_missing_key_file_is_refused_before_it_runs_and_leaves_nothing(
     tiny_fixture: Fixture,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    shard: tuple[str, ...],
 ) -> None:
     missing = tmp_path / "no.key"
     monkeypatch.setenv(KEY_FILE_ENV, str(missing))
-    out = tmp_path / "shard"
-    code = main(["run", "--fixture", str(tiny_fixture.root), "--adapter", "lexical",
-                 "--promote", "none", "--quiet", "--shard", "1/2", "--out", str(out)])  # fmt: skip
+    lane = ["run", "--fixture", str(tiny_fixture.root), "--adapter", "lexical", "--promote", "none"]
+    code = main([*lane, "--quiet", *shard, "--out", str(tmp_path / "out")])
     assert code == 2
     assert capsys.readouterr().err == f"agentic: run_key_missing: {missing}: no such key file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no shard, no journal
-
-
-def test_a_run_without_a_shard_refuses_a_missing_key_file_and_leaves_no_journal(
-    tiny_fixture: Fixture,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    missing = tmp_path / "no.key"
-    monkeypatch.setenv(KEY_FILE_ENV, str(missing))
-    code = main(["run", "--fixture", str(tiny_fixture.root), "--adapter", "lexical",
-                 "--promote", "none", "--quiet", "--out", str(tmp_path / "out")])  # fmt: skip
-    assert code == 2
-    assert capsys.readouterr().err == f"agentic: run_key_missing: {missing}: no such key file\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == []
