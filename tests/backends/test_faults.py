@@ -137,6 +137,15 @@ def test_a_stdio_call_fault_has_the_contracts_class_and_code(
     assert (error.code, error.failure_class) == (code, failure_class)
 
 
+def test_an_unreadable_reply_names_the_setting_that_failed_and_quotes_the_reply(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    error = search_failure(stdio_config("file-uri"), tiny_fixture, tmp_path)
+    assert error.code == "invalid_tool_result"
+    assert "(results.shape = 'hits'); reply: " in str(error)
+    assert "file://" in str(error).split("reply: ", 1)[1]
+
+
 def test_lines_that_differ_from_the_snapshot_are_counted_never_evidence(
     tmp_path: Path, tiny_fixture: Fixture
 ) -> None:

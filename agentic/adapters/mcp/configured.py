@@ -60,6 +60,8 @@ from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
 CORPUS_DIR = "corpus"
 PREPARED_DIR = "prepared"
+# How much of a reply a diagnostic quotes when it cannot be read as the configured shape.
+_EXCERPT_CHARS = 300
 REASON = "backend config servers return no source/span hashes"
 # What a prepare step may leave under {prepared}: every attach digests all of it again.
 MAX_PREPARED_BYTES = 1 << 30
@@ -511,13 +513,26 @@ def _prefix(item: Item, lines: list[str]) -> Item:
     return Item(item.file, item.start, tuple(lines), item.claimed, evidence, item.mismatched)
 
 
+def _excerpt(raw: profile.RawResult) -> str:
+    """The start of a reply, on one line: its structured content, else its text."""
+    shown = canonical_text(raw.structured) if raw.structured is not None else raw.text
+    flat = " ".join(shown.split())
+    return flat if len(flat) <= _EXCERPT_CHARS else flat[: _EXCERPT_CHARS - 1] + "…"
+
+
 def _parser(shape: Literal["hits", "resources"]) -> Callable[[profile.ParseInput], CallOutcome]:
     def parse(call: profile.ParseInput) -> CallOutcome:
         if call.raw.is_error:
             raise AdapterCallError(
                 "tool_call_failed", "product_error", f"{call.tool}: {call.raw.text[:200]}"
             )
-        items = _hit_items(call) if shape == "hits" else _resource_items(call)
+        try:
+            items = _hit_items(call) if shape == "hits" else _resource_items(call)
+        except AdapterCallError as exc:
+            if exc.code == "invalid_tool_result":
+                # Say which setting failed to match what came back, and show what came back.
+                exc.args = (f"{exc} (results.shape = {shape!r}); reply: {_excerpt(call.raw)}",)
+            raise
         if call.tool == "search":
             content = canonical_text({"results": [item.claimed for item in items]})
             return _outcome("candidates", content, items)
