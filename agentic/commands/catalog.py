@@ -1,17 +1,21 @@
 """``agentic catalog [--backend FILE ...]``: what can run here: every adapter (with where it
 comes from, what it declares and, when it cannot run on this machine, why), every agent and
-every named lane. ``--names adapters|agents|lanes`` prints one kind's names, one per line."""
+every named lane. ``--names adapters|agents|lanes`` prints one kind's names, one per line.
+``--check`` starts every ``--backend`` config for real (``agentic/backend_check.py``) and exits 2
+when one fails."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic.commands.argtypes import add_backend_option
+from agentic.commands.argtypes import add_backend_option, positive_int
+from agentic.contract.errors import EXIT_ERROR, EXIT_OK, ContractError
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
-    from agentic.runner.catalog import AdapterEntry
+    from agentic.runner.catalog import AdapterEntry, Catalog
 
 
 def _adapter_line(entry: AdapterEntry) -> str:
@@ -36,6 +40,8 @@ def _run(args: argparse.Namespace) -> int:
     from agentic.runner.catalog import load_catalog
 
     catalog = load_catalog(tuple(args.backend))
+    if args.check:
+        return _check(catalog, args)
     if args.names is not None:
         names = {
             "adapters": catalog.adapter_ids,
@@ -65,6 +71,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(catalog: Catalog, args: argparse.Namespace) -> int:
+    from agentic.backend_check import check_backend
+    from agentic.fixture.loader import load_fixture
+    from agentic.resources import default_fixture_dir
+
+    configured = [a for a in catalog.adapter_ids if catalog.adapter(a).origin == "config"]
+    if not configured:
+        raise ContractError("invalid_cli_option", "--check tries --backend configs: give one")
+    fixture = load_fixture(args.fixture or default_fixture_dir())
+    print("backends:")
+    checks = [
+        check_backend(catalog, adapter_id, fixture, timeout_s=args.timeout_ms / 1000)
+        for adapter_id in configured
+    ]
+    for check in checks:
+        print(check.line)
+    return EXIT_ERROR if any(c.problem is not None for c in checks) else EXIT_OK
+
+
 def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("catalog", help="list the adapters, agents and named lanes")
     add_backend_option(parser)
@@ -72,5 +97,20 @@ def register(subparsers: Subparsers) -> None:
         "--names",
         choices=("adapters", "agents", "lanes"),
         help="print only these names, one per line",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="start every --backend config under the sandbox: prepare, handshake, its tools "
+        "against the mapping, one sample search (exit 2 when one fails)",
+    )
+    parser.add_argument(
+        "--fixture", type=Path, help="the fixture --check searches (default: the bundled one)"
+    )
+    parser.add_argument(
+        "--timeout-ms",
+        type=positive_int,
+        default=30000,
+        help="the deadline of each --check step (default 30000)",
     )
     parser.set_defaults(func=_run)
