@@ -225,3 +225,21 @@ def test_an_unreachable_user_server_fails_the_attach_at_once(
     with pytest.raises(AdapterError) as raised:
         adapter.prepare(tiny_fixture.snapshot, tmp_path / "root", timeout_s=TIMEOUT_S)
     assert raised.value.code == "adapter_preparation_failed"
+
+
+def test_a_server_without_a_multi_document_read_answers_multi_get_by_one_get_per_uri(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    with attached(stdio_config("ok"), tiny_fixture, tmp_path) as session:
+        outcome = session.call("multi_get", {"uris": ["gno://c0a1/d001.md"]}, timeout_s=TIMEOUT_S)
+    assert outcome.result.status == "ok"
+    assert [e.uri for e in outcome.result.evidence] == ["gno://c0a1/d001.md"]
+    assert "multi_get emulated: 1 get calls" in outcome.diagnostics
+
+
+def test_an_emulated_multi_get_is_declared_supported(tmp_path: Path, tiny_fixture: Fixture) -> None:
+    path = write_config(tmp_path / "config", stdio_config("ok"))
+    adapter = load_catalog((path,), plugins=False).build_adapter(
+        "misbehaving", tiny_fixture.snapshot, {}
+    )
+    assert adapter.capabilities.tools.multi_get == "supported"

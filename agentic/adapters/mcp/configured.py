@@ -41,7 +41,7 @@ import shutil
 import stat
 import string
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -520,7 +520,9 @@ def _excerpt(raw: profile.RawResult) -> str:
     return flat if len(flat) <= _EXCERPT_CHARS else flat[: _EXCERPT_CHARS - 1] + "…"
 
 
-def _parser(shape: Literal["hits", "resources"]) -> Callable[[profile.ParseInput], CallOutcome]:
+def _parser(
+    shape: Literal["hits", "resources"], *, emulated: bool
+) -> Callable[[profile.ParseInput], CallOutcome]:
     def parse(call: profile.ParseInput) -> CallOutcome:
         if call.raw.is_error:
             raise AdapterCallError(
@@ -543,7 +545,11 @@ def _parser(shape: Literal["hits", "resources"]) -> Callable[[profile.ParseInput
         # Contract v1.0: a read's content is its evidence texts (the served lines that equal the
         # snapshot, blank lines never) joined by LF, whatever else the server sent.
         content = read_content([evidence for item in items for evidence in item.evidence])
-        return _outcome("source", content, items)
+        outcome = _outcome("source", content, items)
+        if call.tool == "multi_get" and emulated:
+            note = f"multi_get emulated: {len(call.arguments['uris'])} get calls"
+            return replace(outcome, diagnostics=(*outcome.diagnostics, note))
+        return outcome
 
     return parse
 
@@ -569,8 +575,55 @@ def _probe(config: BackendConfig) -> profile.ReadinessProbe:
 
 def _capabilities(config: BackendConfig) -> Capabilities:
     # A server we know nothing of: no invocation counts, no span hashes we could trust.
+    tools = [*config.tools.bound(), *(["multi_get"] if _emulates_multi_get(config) else [])]
     return declared_capabilities(
-        invocation_accounting=False, backend_hashes="unsupported", tools=config.tools.bound()
+        invocation_accounting=False, backend_hashes="unsupported", tools=tools
+    )
+
+
+def _emulates_multi_get(config: BackendConfig) -> bool:
+    """A server with a single-document read and no multi-document one: the kit answers
+    ``multi_get`` with one ``get`` per uri (``_multi_get_by_get``)."""
+    return config.tools.multi_get is None and config.tools.get is not None
+
+
+def _bindings(config: BackendConfig) -> tuple[profile.ToolBinding, ...]:
+    shape = config.results.shape
+    bindings = [
+        profile.ToolBinding(
+            tool,
+            mapping.name,
+            tuple(mapping.arguments.values()),
+            _mapper(mapping),
+            _fan_out(mapping, shape) if tool == "search" else None,
+        )
+        for tool, mapping in config.tools.bound().items()
+    ]
+    if config.tools.get is not None and _emulates_multi_get(config):
+        bindings.append(_multi_get_by_get(config.tools.get, shape))
+    return tuple(bindings)
+
+
+def _multi_get_by_get(
+    mapping: ToolMapping, shape: Literal["hits", "resources"]
+) -> profile.ToolBinding:
+    """``multi_get`` as one call of the server's ``get`` per uri, in request order, merged into
+    one result; the contract's ``maxBytes`` cut then applies to the merged documents as it does
+    to a real multi-document read. Each receipt's diagnostics say the read was emulated."""
+    mapper = _mapper(mapping)
+
+    def split(
+        arguments: dict[str, Any], scope: profile.CallScope
+    ) -> tuple[dict[str, Any], ...] | None:
+        return tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"])
+
+    merge = _merge_hits if shape == "hits" else _merge_resources
+    return profile.ToolBinding(
+        "multi_get",
+        mapping.name,
+        tuple(mapping.arguments.values()),
+        mapper,
+        profile.FanOut(split=split, merge=merge),
     )
 
 
@@ -612,17 +665,8 @@ def configured_profile(
         command=server_command,
         environment=_environment(config, config_dir),
         sandbox_paths=lambda root: (config_dir,),
-        bindings=tuple(
-            profile.ToolBinding(
-                tool,
-                mapping.name,
-                tuple(mapping.arguments.values()),
-                _mapper(mapping),
-                _fan_out(mapping, config.results.shape) if tool == "search" else None,
-            )
-            for tool, mapping in config.tools.bound().items()
-        ),
-        parse=_parser(config.results.shape),
+        bindings=_bindings(config),
+        parse=_parser(config.results.shape, emulated=_emulates_multi_get(config)),
         readiness=_probe(config),
         max_message_bytes=config.max_message_bytes,
         http=http,
