@@ -8,7 +8,8 @@ claims it cited, each citation read against the oracle's required and forbidden 
 The page is written beside the four contract artifacts and is never part of the canonical
 projection. Everything is inline (CSS, SVG charts, a few lines of script): no request leaves
 the page. Rendering is a pure function of the report (and of the task facts, when a fixture is
-at hand), so one report renders to the same bytes each time on one matplotlib version.
+at hand), so one report renders to the same bytes each time; the charts are the kit's own SVG
+(``charts.py``), so building the page loads no plotting library.
 
 Layout lives in ``templates/``; this module only turns a report into plain rows for it.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from agentic.contract.credentials import recorded_url
 from agentic.contract.envelope import ClaimValue, FinalEnvelope
@@ -44,10 +45,11 @@ Facts = Mapping[str, TaskFacts]
 
 
 # --- the rows the template reads -------------------------------------------------------------
+# NamedTuples rather than frozen dataclasses: each dataclass costs about half a millisecond to
+# define at import, and this module is imported by every lane that writes its report.
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(NamedTuple):
     claim_key: str
     value: str
     where: str  # uri:start-end
@@ -55,21 +57,19 @@ class Citation:
     tone: str  # css class: good | bad | neutral
 
 
-@dataclass(frozen=True)
-class CallRow:
-    index: int
+class CallRow(NamedTuple):
+    number: int  # the call's index in its trajectory
     tool: str
     arguments: str
     status: str
     role: str
     excerpt: str
-    evidence: tuple[str, ...]
+    evidence: str  # the spans returned, comma-separated, or "-"
     failure: str | None
     delivered: bool
 
 
-@dataclass(frozen=True)
-class PairView:
+class PairView(NamedTuple):
     anchor: str
     adapter: str
     lifecycle: str
@@ -86,8 +86,7 @@ class PairView:
     abstained: bool | None
 
 
-@dataclass(frozen=True)
-class TaskView:
+class TaskView(NamedTuple):
     anchor: str
     task_id: str
     category: str
@@ -96,15 +95,13 @@ class TaskView:
     oracle_lines: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class GridCell:
+class GridCell(NamedTuple):
     text: str
     tone: str  # pass | fail | mixed | none
     anchor: str | None
 
 
-@dataclass(frozen=True)
-class GridRow:
+class GridRow(NamedTuple):
     task_id: str
     anchor: str
     category: str
@@ -112,8 +109,7 @@ class GridRow:
     cells: tuple[GridCell, ...]
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(NamedTuple):
     title: str
     facts: tuple[tuple[str, str], ...]
     verdict: str
@@ -127,7 +123,7 @@ class Page:
     grid: tuple[GridRow, ...]
     tasks: tuple[TaskView, ...]
     replays: str
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
 
 # --- citations against the oracle ------------------------------------------------------------
@@ -218,13 +214,13 @@ def _call_row(call: Call) -> CallRow:
         call.arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":")
     )
     return CallRow(
-        index=call.callIndex,
+        number=call.callIndex,
         tool=call.toolName,
         arguments=clip(arguments, ARGUMENT_CHARS),
         status=result.status if result.errorCode is None else f"{result.status} {result.errorCode}",
         role=result.resultRole,
         excerpt=clip(result.content, EXCERPT_CHARS),
-        evidence=tuple(_where(e.uri, e.startLine, e.endLine) for e in result.evidence),
+        evidence=", ".join([_where(e.uri, e.startLine, e.endLine) for e in result.evidence]) or "-",
         failure=call.failureCode,
         delivered=call.deliveredToAgent,
     )
