@@ -8,23 +8,17 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
+from agentic.adapters.mcp.backend_config import parse_backend_config
 from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.runner.catalog import load_catalog
-from tests.support.backends import HTTP_EXAMPLE, STDIO_EXAMPLE, config_text, stdio_config
+from tests.support.backends import (
+    HTTP_EXAMPLE,
+    STDIO_EXAMPLE,
+    config_rejection,
+    stdio_config,
+)
 from tests.support.backends import write_config as write
-
-
-def parse(document: dict[str, Any]) -> BackendConfig:
-    return parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
-
-
-def rejection(document: dict[str, Any]) -> str:
-    with pytest.raises(ContractError) as caught:
-        parse(document)
-    assert caught.value.code == "invalid_backend_config"
-    return caught.value.message
 
 
 def without(document: dict[str, Any], key: str) -> dict[str, Any]:
@@ -37,36 +31,38 @@ def test_the_example_configs_are_valid() -> None:
 
 
 def test_an_unknown_top_level_key_is_named() -> None:
-    assert "colour: unknown key" in rejection({**stdio_config(), "colour": "blue"})
+    assert "colour: unknown key" in config_rejection({**stdio_config(), "colour": "blue"})
 
 
 def test_an_unknown_key_inside_a_tool_mapping_is_named() -> None:
     document = stdio_config()
     document["tools"]["search"]["alias"] = "x"
-    assert "tools.search.alias: unknown key" in rejection(document)
+    assert "tools.search.alias: unknown key" in config_rejection(document)
 
 
 @pytest.mark.parametrize("key", ["id", "transport", "tools", "results"])
 def test_a_missing_required_key_is_named(key: str) -> None:
-    assert f"{key}: Field required" in rejection(without(stdio_config(), key))
+    assert f"{key}: Field required" in config_rejection(without(stdio_config(), key))
 
 
 def test_a_stdio_backend_needs_a_command() -> None:
-    assert "a stdio backend needs 'command'" in rejection(without(stdio_config(), "command"))
+    assert "a stdio backend needs 'command'" in config_rejection(without(stdio_config(), "command"))
 
 
 def test_an_http_backend_needs_a_url() -> None:
-    assert "an http backend needs 'url'" in rejection({**stdio_config(), "transport": "http"})
+    assert "an http backend needs 'url'" in config_rejection(
+        {**stdio_config(), "transport": "http"}
+    )
 
 
 def test_a_url_must_be_http() -> None:
     document = {**stdio_config(), "transport": "http", "url": "ftp://127.0.0.1/mcp"}
-    assert "is not http:// or https://" in rejection(document)
+    assert "is not http:// or https://" in config_rejection(document)
 
 
 def test_a_url_holds_no_placeholder_but_port() -> None:
     document = {**stdio_config(), "transport": "http", "url": "http://{corpus}/mcp"}
-    assert "url may hold only the {port} placeholder" in rejection(document)
+    assert "url may hold only the {port} placeholder" in config_rejection(document)
 
 
 def test_a_port_in_the_url_needs_a_command_the_kit_starts() -> None:
@@ -75,39 +71,39 @@ def test_a_port_in_the_url_needs_a_command_the_kit_starts() -> None:
         "transport": "http",
         "url": "http://127.0.0.1:{port}/mcp",
     }
-    assert "needs a 'command' the kit starts" in rejection(document)
+    assert "needs a 'command' the kit starts" in config_rejection(document)
 
 
 def test_an_unknown_placeholder_lists_the_known_ones() -> None:
     document = stdio_config(command=["server", "{corpse}"])
-    message = rejection(document)
+    message = config_rejection(document)
     assert "command[1]: unknown placeholder {corpse}" in message
     assert "{config_dir}, {corpus}, {prepared}" in message
 
 
 def test_port_is_a_placeholder_of_http_backends_only() -> None:
-    assert "unknown placeholder {port}" in rejection(stdio_config(command=["s", "{port}"]))
+    assert "unknown placeholder {port}" in config_rejection(stdio_config(command=["s", "{port}"]))
 
 
 def test_a_mapped_argument_the_contract_tool_lacks_is_named() -> None:
     document = stdio_config()
     document["tools"]["get"]["arguments"]["lines"] = "range"
-    assert "tools.get maps unknown argument(s) ['lines']" in rejection(document)
+    assert "tools.get maps unknown argument(s) ['lines']" in config_rejection(document)
 
 
 def test_a_tool_mapping_must_map_the_tools_required_argument() -> None:
     document = stdio_config()
     document["tools"]["search"]["arguments"] = {"limit": "n"}
-    assert "tools.search must map ['query']" in rejection(document)
+    assert "tools.search must map ['query']" in config_rejection(document)
 
 
 def test_a_result_shape_is_hits_or_resources() -> None:
-    assert "results.shape" in rejection(stdio_config(results={"shape": "rows"}))
+    assert "results.shape" in config_rejection(stdio_config(results={"shape": "rows"}))
 
 
 @pytest.mark.parametrize("adapter_id", ["My-Search", "1search", "", "a" * 64, "a b"])
 def test_an_adapter_id_is_lowercase_letters_digits_and_dashes(adapter_id: str) -> None:
-    assert rejection(stdio_config(id=adapter_id)).startswith("test.toml: id:")
+    assert config_rejection(stdio_config(id=adapter_id)).startswith("test.toml: id:")
 
 
 def test_malformed_toml_is_one_line() -> None:

@@ -11,18 +11,9 @@ import pytest
 from agentic.adapters.mcp.backend_config import parse_backend_config
 from agentic.adapters.mcp.configured import configured_profile
 from agentic.cli import main
-from agentic.contract.errors import ContractError
-from tests.support.backends import config_text, stdio_config
+from tests.support.backends import config_rejection, config_text, stdio_config
 from tests.support.backends import write_config as write
 from tests.support.snapshots import snapshot_from
-
-
-def rejection(document: dict[str, Any]) -> str:
-    with pytest.raises(ContractError) as caught:
-        parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
-    assert caught.value.code == "invalid_backend_config"
-    assert "\n" not in caught.value.message
-    return caught.value.message
 
 
 def with_command_part(part: str) -> dict[str, Any]:
@@ -35,41 +26,41 @@ def with_command_part(part: str) -> dict[str, Any]:
     "part", ["{config_dir:>99999999}", "{config_dir!r}", "{corpus!s}", "--root={prepared:.3}"]
 )
 def test_a_placeholder_with_a_conversion_or_format_spec_is_refused(part: str) -> None:
-    message = rejection(with_command_part(part))
+    message = config_rejection(with_command_part(part))
     assert "command[3]: write {" in message
     assert "alone, with no conversion or format spec" in message
 
 
 def test_the_refusal_names_the_placeholder_in_its_plain_form() -> None:
-    assert "write {config_dir} alone" in rejection(with_command_part("{config_dir!r}"))
+    assert "write {config_dir} alone" in config_rejection(with_command_part("{config_dir!r}"))
 
 
 def test_a_format_spec_in_a_prepare_step_is_refused() -> None:
     document = {**stdio_config(), "prepare": ["tool", "{corpus:>9}"]}
-    assert "prepare[1]: write {corpus} alone" in rejection(document)
+    assert "prepare[1]: write {corpus} alone" in config_rejection(document)
 
 
 def test_a_conversion_in_an_env_value_is_refused() -> None:
     document = {**stdio_config(), "env": {"INDEX": "{prepared!a}"}}
-    assert "env.INDEX: write {prepared} alone" in rejection(document)
+    assert "env.INDEX: write {prepared} alone" in config_rejection(document)
 
 
 def test_an_unknown_placeholder_with_a_spec_is_named_as_unknown() -> None:
-    assert "unknown placeholder {colour}" in rejection(with_command_part("{colour!r}"))
+    assert "unknown placeholder {colour}" in config_rejection(with_command_part("{colour!r}"))
 
 
 def test_a_nul_in_a_command_is_refused() -> None:
-    assert "command[3]: holds a NUL character" in rejection(with_command_part("a\0b"))
+    assert "command[3]: holds a NUL character" in config_rejection(with_command_part("a\0b"))
 
 
 def test_a_nul_in_a_prepare_step_is_refused() -> None:
     document = {**stdio_config(), "prepare": ["tool\0", "{corpus}"]}
-    assert "prepare[0]: holds a NUL character" in rejection(document)
+    assert "prepare[0]: holds a NUL character" in config_rejection(document)
 
 
 def test_a_nul_in_an_env_value_is_refused() -> None:
     document = {**stdio_config(), "env": {"MODE": "fast\0slow"}}
-    assert "env.MODE: holds a NUL character" in rejection(document)
+    assert "env.MODE: holds a NUL character" in config_rejection(document)
 
 
 @pytest.mark.parametrize("part", ["{config_dir:>99999999}", "{config_dir!r}", "x\0y"])

@@ -6,24 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
-from agentic.contract.errors import ContractError
-from tests.support.backends import config_text, stdio_config
+from tests.support.backends import config_rejection, parse_config, stdio_config
 
 TOKEN = "srv-tok-0123456789"
-
-
-def parse(document: dict[str, Any]) -> BackendConfig:
-    return parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
-
-
-def rejection(document: dict[str, Any]) -> str:
-    with pytest.raises(ContractError) as caught:
-        parse(document)
-    assert caught.value.code == "invalid_backend_config"
-    return caught.value.message
 
 
 def with_env(env: dict[str, str], secret_env: list[str]) -> dict[str, Any]:
@@ -31,7 +16,7 @@ def with_env(env: dict[str, str], secret_env: list[str]) -> dict[str, Any]:
 
 
 def test_the_marked_env_values_are_the_config_s_secrets() -> None:
-    config = parse(with_env({"API_TOKEN": TOKEN, "MODE": "fast-and-loose"}, ["API_TOKEN"]))
+    config = parse_config(with_env({"API_TOKEN": TOKEN, "MODE": "fast-and-loose"}, ["API_TOKEN"]))
     assert config.secrets().values == {TOKEN}
 
 
@@ -43,34 +28,34 @@ def test_the_credentials_of_an_http_url_are_secrets_too() -> None:
         "command": None,
     }
     document = {k: v for k, v in document.items() if v is not None}
-    assert "pw-0123456789" in parse(document).secrets().values
+    assert "pw-0123456789" in parse_config(document).secrets().values
 
 
 def test_secret_env_must_name_an_env_key() -> None:
-    message = rejection(with_env({"MODE": "x"}, ["API_TOKEN"]))
+    message = config_rejection(with_env({"MODE": "x"}, ["API_TOKEN"]))
     assert "secret_env names API_TOKEN, which env does not set" in message
 
 
 def test_secret_env_may_not_list_a_name_twice() -> None:
-    assert "lists API_TOKEN twice" in rejection(
+    assert "lists API_TOKEN twice" in config_rejection(
         with_env({"API_TOKEN": TOKEN}, ["API_TOKEN", "API_TOKEN"])
     )
 
 
 def test_a_secret_env_value_must_be_a_literal() -> None:
-    message = rejection(with_env({"API_TOKEN": "{config_dir}/token-file"}, ["API_TOKEN"]))
+    message = config_rejection(with_env({"API_TOKEN": "{config_dir}/token-file"}, ["API_TOKEN"]))
     assert "must be a literal" in message
 
 
 def test_a_secret_env_value_too_short_to_find_by_value_is_refused() -> None:
-    assert "too short" in rejection(with_env({"API_TOKEN": "abc"}, ["API_TOKEN"]))
+    assert "too short" in config_rejection(with_env({"API_TOKEN": "abc"}, ["API_TOKEN"]))
 
 
 def test_a_secret_env_name_must_be_an_env_name() -> None:
-    assert "secret_env.0" in rejection(with_env({"API_TOKEN": TOKEN}, ["not a name"]))
+    assert "secret_env.0" in config_rejection(with_env({"API_TOKEN": TOKEN}, ["not a name"]))
 
 
 def test_marking_a_value_secret_leaves_the_config_s_identity_as_it_was() -> None:
-    marked = parse(with_env({"API_TOKEN": TOKEN}, ["API_TOKEN"]))
-    unmarked = parse(with_env({"API_TOKEN": TOKEN}, []))
+    marked = parse_config(with_env({"API_TOKEN": TOKEN}, ["API_TOKEN"]))
+    unmarked = parse_config(with_env({"API_TOKEN": TOKEN}, []))
     assert marked.model_dump(mode="json") == unmarked.model_dump(mode="json")

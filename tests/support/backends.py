@@ -10,6 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
+from agentic.contract.errors import ContractError
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "backends"
 STDIO_EXAMPLE = EXAMPLES / "notes-stdio" / "backend.toml"
@@ -114,3 +119,17 @@ def agentic(
         env=child_env(temp),
         check=False,
     )
+
+
+def parse_config(document: dict[str, Any]) -> BackendConfig:
+    """``document`` written as TOML and read back as the kit reads a config file."""
+    return parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
+
+
+def config_rejection(document: dict[str, Any]) -> str:
+    """The one-line message with which the kit refuses ``document`` as a config."""
+    with pytest.raises(ContractError) as caught:
+        parse_config(document)
+    assert caught.value.code == "invalid_backend_config"
+    assert "\n" not in caught.value.message
+    return caught.value.message
