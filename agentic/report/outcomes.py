@@ -18,13 +18,15 @@ MAX_INVALID_CHARS = 48
 
 def missed_terms(receipt: CanonicalReceipt, score: TaskScore) -> tuple[str, ...]:
     """The terms of the success condition this pair missed, in the condition's order (empty
-    for a success). A failed receipt leads with its code: it decides the pair on its own."""
-    terms: list[str] = []
+    for a success). A failed receipt is named by its code alone: the failure decides the pair,
+    and the terms it leaves unmet (no envelope, so not completed, say) are its consequences,
+    which would hide the one real cause."""
     failure = receipt.failure
     if failure.class_ != "none":
-        terms.append(f"failure {failure.code or failure.class_}")
+        return (f"failure {failure.code or failure.class_}",)
     if not score.scored:
-        return tuple(terms) or (f"excluded {score.exclusionReason}",)
+        return (f"excluded {score.exclusionReason}",)
+    terms: list[str] = []
     if not score.completed:
         terms.append(f"incomplete: {incomplete_reason(receipt, score)}")
     if score.unnecessaryRead:

@@ -17,10 +17,12 @@ def test_a_success_misses_no_term() -> None:
     assert missed_terms(make_receipt(), score()) == ()
 
 
-def test_a_failed_receipt_leads_with_its_code() -> None:
-    receipt = make_receipt(failure_class="product_error", failure_code="tool_timeout")
-    terms = missed_terms(receipt, score(success=0, completed=False))
-    assert terms[0] == "failure tool_timeout"
+def test_a_failed_receipt_is_named_by_its_code_alone() -> None:
+    # Its unmet terms (no envelope, so not completed; no search, so not collectionCorrect) are
+    # consequences of the failure, and listing them would hide the one real cause.
+    receipt = make_receipt(failure_class="agent_error", failure_code="malformed_agent_json")
+    missed = score(success=0, completed=False, collectionCorrect=False, invalidOutputs=("x",))
+    assert missed_terms(receipt, missed) == ("failure malformed_agent_json",)
 
 
 def test_an_unscored_harness_error_names_only_its_code() -> None:
