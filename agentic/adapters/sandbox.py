@@ -206,14 +206,18 @@ def _refuse_inside(binds: Sequence[Path], concealed: Sequence[Path]) -> None:
     for path in binds:
         real = Path(os.path.realpath(path))
         for root in concealed:
-            if real == root or root in real.parents:
+            if _inside(real, root):
                 raise SandboxError(
                     f"{path} lies inside the fixture {root}, which a backend may not see"
                 )
 
 
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
 def _overlaps(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents or path in root.parents
+    return _inside(path, root) or path in root.parents
 
 
 def _masks(binds: Sequence[Path], concealed: Sequence[Path]) -> tuple[str, ...]:

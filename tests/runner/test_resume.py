@@ -62,6 +62,12 @@ def _entry(out: Path) -> Path:
     return min(p for p in (journal_folder(out) / PAIRS).iterdir() if p.suffix == ".json")
 
 
+def _refused_resume(fixture: Fixture, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """``--resume`` of the run at ``out``, which must be refused (exit 2): its stderr."""
+    assert main(_argv(fixture, out, "--resume")) == 2
+    return capsys.readouterr().err
+
+
 def _key_file(path: Path, secret: bytes) -> Path:
     path.write_bytes(secret)
     path.chmod(0o600)
@@ -176,8 +182,7 @@ def test_a_headerless_journal_holding_an_entry_is_refused_and_kept(
     out = tmp_path / "out"
     _killed_after(_argv(tiny_fixture, out), out, 1)
     (journal_folder(out) / HEADER).unlink()
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    assert capsys.readouterr().err.startswith("agentic: invalid_journal: ")
+    assert _refused_resume(tiny_fixture, out, capsys).startswith("agentic: invalid_journal: ")
     assert _journaled(out) >= 1
 
 
@@ -204,8 +209,7 @@ def test_a_tampered_journal_entry_is_refused_and_kept(
     document["receipt"]["canonical"]["agentId"] = "another-agent"  # only the hash can tell
     tampered = json.dumps(document).encode("utf-8")
     entry.write_bytes(tampered)
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    err = capsys.readouterr().err
+    err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith("agentic: invalid_journal: ")
     assert "canonical hash differs" in err
     assert entry.read_bytes() == tampered
@@ -242,8 +246,7 @@ def test_an_entry_rewritten_with_its_hash_recomputed_is_refused_and_kept(
     document["canonicalSha256"] = fingerprint(canonical)
     forged = json.dumps(document).encode("utf-8")
     entry.write_bytes(forged)
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    err = capsys.readouterr().err
+    err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith("agentic: invalid_journal: ")
     assert "its HMAC does not verify under this run's key" in err
     assert entry.read_bytes() == forged
@@ -258,8 +261,7 @@ def test_a_journaled_preparation_edited_is_refused(
     document = json.loads(path.read_bytes())
     document["preparation"]["indexFingerprint"] = "0" * 64
     path.write_text(json.dumps(document), encoding="utf-8")
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    err = capsys.readouterr().err
+    err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith(f"agentic: invalid_journal: {path}: its HMAC does not verify")
 
 
@@ -272,8 +274,7 @@ def test_an_entry_carrying_a_score_is_refused(
     document = json.loads(entry.read_bytes())
     document["score"] = {"success": True}
     entry.write_text(json.dumps(document), encoding="utf-8")
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    err = capsys.readouterr().err
+    err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith(f"agentic: invalid_journal: {entry}: a pair entry holds exactly ")
 
 
@@ -285,8 +286,7 @@ def test_resume_without_the_runs_key_is_refused_and_kept(
     (key,) = (state_dir / "agentic" / "keys").iterdir()
     key.unlink()  # another machine, another user, or a state dir wiped
     before = sorted(p.name for p in (journal_folder(out) / PAIRS).iterdir())
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    err = capsys.readouterr().err
+    err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith(f"agentic: run_key_missing: no key of this run at {key}: ")
     assert sorted(p.name for p in (journal_folder(out) / PAIRS).iterdir()) == before
 
@@ -302,8 +302,7 @@ def test_resume_with_another_key_is_refused(
     _killed_after(_argv(tiny_fixture, out), out, 1)
     other = _key_file(tmp_path / "b.key", b"b" * 32)
     monkeypatch.setenv(KEY_FILE_ENV, str(other))
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    assert capsys.readouterr().err == (
+    assert _refused_resume(tiny_fixture, out, capsys) == (
         f"agentic: run_key_mismatch: {journal_folder(out)} was sealed with another key than "
         f"{other}; the journal is kept\n"
     )
@@ -365,8 +364,7 @@ def test_a_journal_begun_without_a_key_is_never_resumed(
     monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
     out = tmp_path / "out"
     _killed_after(_argv(tiny_fixture, out), out, 1)
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    assert capsys.readouterr().err == (
+    assert _refused_resume(tiny_fixture, out, capsys) == (
         f"agentic: run_key_missing: {journal_folder(out)} was begun where no key could be "
         "kept, so its entries cannot be trusted; remove it to start over\n"
     )
@@ -389,8 +387,7 @@ def test_a_resume_that_prepares_another_index_is_refused_and_kept(
         return record.model_copy(update={"indexFingerprint": "0" * 64})
 
     monkeypatch.setattr(run, "preparation_record", another_index)
-    assert main(_argv(tiny_fixture, out, "--resume")) == 2
-    err = capsys.readouterr().err
+    err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith("agentic: journal_mismatch: ")
     assert "prepared an index other than the journaled one (000000000000 vs " in err
     # Refused before the new index replaced the journaled one or served any pair.
