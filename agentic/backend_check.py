@@ -65,4 +65,7 @@ def check_backend(
             return BackendCheck(adapter_id, f"stopped at {step}", f"{exc.code}: {exc}")
     found = len(outcome.result.evidence)
     summary = f"started, its tools match the mapping; sample search {query!r}: {found} hits"
+    if not found:
+        # Not a failure (a grep server may find no phrase), but nothing was shown to work.
+        summary += " (nothing found: the search ran, but its results were not exercised)"
     return BackendCheck(adapter_id, summary)

@@ -64,6 +64,7 @@ COMMANDS: tuple[Command, ...] = (
         "rerun named lanes and require their committed baselines",
     ),
     Command("qmd", "agentic.commands.qmd_setup", "install, verify or pin the qmd comparator"),
+    Command("model", "agentic.commands.model", "join a model published as chunk packages"),
 )
 
 

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -423,6 +424,80 @@ def bench_qmd() -> None:
             report(
                 f"{name} search p95", percentile(latencies, 0.95), "ms", 200, higher_is_better=False
             )
+
+
+_ALIGNMENT = re.compile(r"alignment: (\d+) aligned, (\d+) ambiguous, (\d+) unmatched")
+
+
+def _server_lane(adapter_id: str, fixture: str | None, out: Path) -> dict[str, Any]:
+    """One lane of a shipped server beside lexical; its report.json."""
+    # A real server indexing the SQLite fixture takes minutes to prepare (the run's timeout
+    # bounds a prepare step its config gives no budget of its own).
+    argv = [*_agentic_command(), "run", "--adapter", f"{adapter_id},lexical", "--promote", "none"]
+    argv += ["--timeout-ms", "900000"]
+    argv += [*(["--fixture", fixture] if fixture else []), "--out", str(out), "--quiet"]
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+    loaded: dict[str, Any] = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    return loaded
+
+
+def _success(report_json: dict[str, Any], adapter_id: str) -> tuple[int, int]:
+    scores = [s["score"] for s in report_json["scores"] if s["adapterId"] == adapter_id]
+    return sum(int(score["success"]) for score in scores if score["scored"]), len(scores)
+
+
+def _alignment(report_json: dict[str, Any], adapter_id: str) -> tuple[int, int, int]:
+    totals = [0, 0, 0]
+    for receipt in report_json["receipts"]:
+        if receipt["canonical"]["adapterId"] != adapter_id:
+            continue
+        for note in receipt["observations"]["diagnostics"]:
+            if found := _ALIGNMENT.match(note):
+                totals = [t + int(n) for t, n in zip(totals, found.groups(), strict=True)]
+    return totals[0], totals[1], totals[2]
+
+
+def _cold_start_ms(report_json: dict[str, Any], adapter_id: str) -> float:
+    values = [
+        r["observations"]["timings"]["startup"]["valueMs"]
+        for r in report_json["receipts"]
+        if r["canonical"]["adapterId"] == adapter_id and r["canonical"]["lifecycle"] == "cold"
+    ]
+    return float(statistics.median(v for v in values if v is not None))
+
+
+def bench_servers() -> None:
+    """Each installed shipped server (examples/servers) beside lexical on both fixtures: cold
+    start, success of each, and the share of returned lines that aligned to the snapshot."""
+    from agentic.resources import fixtures_dir
+    from agentic.runner.catalog import load_catalog
+    from agentic.runner.shipped_servers import shipped_configs
+
+    catalog = load_catalog(plugins=False)
+    fixtures = {"bundled": None, "sqlite-docs": str(fixtures_dir() / "sqlite-docs")}
+    with _workdir() as work:
+        for config in shipped_configs():
+            adapter_id = config.parent.name
+            missing = catalog.adapters[adapter_id].unavailable()
+            if missing is not None:
+                print(f"servers: {adapter_id}: not run ({missing})")
+                continue
+            for name, fixture in fixtures.items():
+                started = time.perf_counter()
+                found = _server_lane(adapter_id, fixture, work / f"{adapter_id}-{name}")
+                wall = time.perf_counter() - started
+                won, pairs = _success(found, adapter_id)
+                base, base_pairs = _success(found, "lexical")
+                aligned, ambiguous, unmatched = _alignment(found, adapter_id)
+                returned = aligned + ambiguous + unmatched
+                share = aligned / returned if returned else 0.0
+                print(
+                    f"servers: {adapter_id} on {name}: success {won}/{pairs} "
+                    f"(lexical {base}/{base_pairs}); cold start "
+                    f"{_cold_start_ms(found, adapter_id):.0f} ms; aligned {aligned}/{returned} "
+                    f"lines ({share:.1%}; {ambiguous} ambiguous, {unmatched} unmatched); "
+                    f"lane {wall:.0f} s"
+                )
 
 
 def bench_ranking() -> None:
@@ -898,6 +973,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "mcp": bench_mcp,
     "lane": bench_lane,
     "sqlite-docs": bench_sqlite_docs,
+    "servers": bench_servers,
     "reference-lane": bench_reference_lane,
     "ranking": bench_ranking,
     "local-model": bench_local_model,

@@ -87,7 +87,8 @@ def test_the_builtins_are_the_kits_adapters_agents_and_lanes() -> None:
     assert catalog.default_adapters == ("capsule", "lexical", "mcp-reference")
     assert sorted(catalog.agents) == ["fixture", "local-model"]
     assert sorted(catalog.lanes) == [
-        "fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex", "sqlite-docs",
+        "fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex",
+        "optional/qwen-sqlite", "sqlite-docs",
     ]  # fmt: skip
 
 
@@ -253,7 +254,7 @@ def test_a_named_lane_excludes_the_options_it_sets(
 def test_an_unknown_lane_on_the_command_line_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--lane", "nightly"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "known: fixture-agent" in err
+    assert err.count("\n") == 1 and "fixture-agent, optional/local-model" in err
 
 
 def test_an_unknown_task_on_the_command_line_lists_known_ones(
@@ -268,4 +269,38 @@ def test_an_unknown_adapter_on_the_command_line_lists_known_ones(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["run", "--adapter", "my-search"]) == 2
-    assert "unknown adapter 'my-search'; known: capsule, gno-mcp" in capsys.readouterr().err
+    assert "unknown adapter 'my-search'; known: basic-memory, capsule" in capsys.readouterr().err
+
+
+def test_an_endpoint_lane_replays_its_committed_cache_unless_a_run_records() -> None:
+    from agentic.runner.catalog_source import CatalogSource
+
+    lane = builtin_catalog().lane("optional/qwen-sqlite")
+    source = CatalogSource.for_lane(lane)
+    assert source.agent_config is not None and source.agent_config.name == "qwen-sqlite.toml"
+    assert source.llm_cache is not None and source.llm_cache.name == "qwen-sqlite"
+    assert source.llm_cache_mode == "replay"
+    assert CatalogSource.for_lane(lane, "record").llm_cache_mode == "record"
+    assert lane.lifecycles == ("cold",)
+
+
+def test_an_endpoint_lane_refuses_another_agent_config(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    config = tmp_path / "agent.toml"
+    config.write_text("", encoding="utf-8")
+    assert main(["run", "--lane", "optional/qwen-sqlite", "--agent-config", str(config)]) == 2
+    assert "lane optional/qwen-sqlite names its agent; drop --agent-config" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_baseline_of_an_endpoint_lane_needs_its_own_lifecycles() -> None:
+    lane = builtin_catalog().lane("optional/qwen-sqlite")
+    catalog = builtin_catalog()
+    with pytest.raises(ContractError) as caught:
+        catalog.baseline_lane(
+            agent=lane.agent, adapters=lane.adapters, task_ids=["t"], all_task_ids=["t"],
+            lifecycles=["cold", "warm"],
+        )  # fmt: skip
+    assert "--write of lane optional/qwen-sqlite needs cold" in str(caught.value)

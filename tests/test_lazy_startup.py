@@ -107,3 +107,29 @@ def test_each_command_module_registers_the_name_and_help_of_its_table_entry(
     recorder = RecordingSubparsers()
     importlib.import_module(command.module).register(recorder)
     assert recorder.added == [(command.name, command.help)]
+
+
+VERSION_PROBE = """
+import json, sys
+from agentic.cli import main
+try:
+    main(["--version"])
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+# What `agentic --version` may load of the kit: the CLI's table and the error types it prints.
+VERSION_KIT = {
+    "agentic", "agentic.cli", "agentic.contract", "agentic.contract.canonical",
+    "agentic.contract.code_names", "agentic.contract.errors", "agentic.contract.strict_json",
+    "agentic.processes",
+}  # fmt: skip
+
+
+def test_the_version_imports_no_command_model_or_schema() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", VERSION_PROBE], capture_output=True, text=True, check=True
+    )
+    modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert {m for m in modules if m.startswith("agentic")} <= VERSION_KIT
+    assert [m for m in modules if m.split(".")[0] in ("pydantic", "jsonschema")] == []

@@ -39,6 +39,16 @@ class ReportsNotes(Protocol):
     def notes(self) -> tuple[str, ...]: ...
 
 
+@runtime_checkable
+class KeepsStepDeadline(Protocol):
+    """An agent session with a step deadline of its own (an endpoint agent's request timeout,
+    from its config): the runner bounds its steps by that, not by the run's per-operation
+    timeout, which then bounds tool calls alone. Optional, like ``ReportsNotes``."""
+
+    @property
+    def step_deadline_s(self) -> float: ...
+
+
 @dataclass(frozen=True)
 class TokenCount:
     """Tokens of one delivered result under the agent's own tokenizer."""

@@ -8,6 +8,8 @@ with a contract failure class and a code (the runner ends the pair with it):
   ``agent_timeout``;
 - it answers 429: waited out per ``Retry-After`` within ``RATE_LIMIT_BUDGET_S`` and
   ``max_retries``, each wait noted; beyond that ``llm_rate_limited``;
+- a 400 that says the request is longer than the model's context: ``agent_context_exceeded``,
+  the agent's failure (the agent let its conversation grow past the model);
 - any other status that is not 2xx: ``llm_endpoint_failed`` (4xx: the request was refused,
   usually a wrong model name, key or URL; 5xx: the endpoint broke);
 - a body over ``MAX_RESPONSE_BYTES`` (the reply is streamed and reading stops at the cap, so a
@@ -25,6 +27,7 @@ as ``recorded_url`` writes it, and an error response is never cached.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,6 +58,13 @@ RATE_LIMIT_BUDGET_S = 60.0  # the most a pair waits out 429s in total
 DEFAULT_RETRY_AFTER_S = 1.0
 EXCERPT_CHARS = 200  # of a failed reply's body, in its one-line reason
 ERROR_BODY_BYTES = 64 * 1024  # of a failed reply, read for its excerpt only
+# How endpoints say a request is longer than the model's context: OpenAI's error code, and the
+# messages of llama.cpp's server, vLLM and others.
+_TOO_LONG = re.compile(
+    r"context_length_exceeded|exceeds? (?:the )?(?:model's )?context (?:window|length|size)"
+    r"|maximum context length",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -190,7 +200,11 @@ class Endpoint:
 
     def exchange(self, exchange: Exchange) -> dict[str, Any]:
         """The JSON object the endpoint answers (from the cache in replay mode)."""
-        if self.cache is not None and self.cache.mode == "replay":
+        if self.cache is not None and (
+            self.cache.mode == "replay" or self.cache.path(exchange).is_file()
+        ):
+            # Recording is resumable: an exchange recorded by an earlier, interrupted recording
+            # is answered from its entry, not asked again.
             stored = self.cache.load(exchange)
             self.cache_uses.append(EntryUse.of(exchange, stored))
             response = self._scrubbed(stored)
@@ -257,6 +271,16 @@ class Endpoint:
 def _decoded(exchange: Exchange, response: Response) -> dict[str, Any]:
     """The body as a JSON object, read by the strict parser (never ``json.loads``: a deeply
     nested reply must be a failure code, not a RecursionError)."""
+    if response.status == 400 and _TOO_LONG.search(response.body):
+        # The model's context, not the endpoint, is what failed: the agent's request grew past
+        # it. That is the agent's failure (an excluded pair would flatter the backends whose
+        # results are longest).
+        raise AgentStepError(
+            "agent_error",
+            "agent_context_exceeded",
+            f"{exchange.path}: the endpoint refused the request as longer than the model's "
+            f"context: {_excerpt(response.body)}",
+        )
     if not is_success(response.status):
         raise AgentStepError(
             "harness_error",

@@ -25,6 +25,7 @@ it used (``llm_cache.entries_digest``).
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentic.agents.base import AgentStepError, TokenCount
-from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
+from agentic.agents.chat_endpoint import RATE_LIMIT_BUDGET_S, Endpoint, EndpointSettings
 from agentic.agents.llm_cache import LlmCache
 from agentic.agents.prompting import render_task
 from agentic.contract.canonical import canonical_text, fingerprint
@@ -46,7 +47,7 @@ from agentic.contract.strict_json import parse_strict
 from agentic.contract.task import AgentTask
 
 AGENT_VERSION = "openai-chat-agent-v1"
-PROMPT_VERSION = "openai-chat-prompt-v1"
+PROMPT_VERSION = "openai-chat-prompt-v2"
 FINAL_TOOL = "final_answer"
 # Request fields the agent sets itself; extra_body may add others, never replace these.
 OWN_FIELDS = frozenset(
@@ -65,6 +66,57 @@ SYSTEM_PROMPT = (
 )
 
 Identifier = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][\w.-]*$")]
+# A token budget is kept by estimating a request's tokens from its bytes. Once the endpoint has
+# reported a request's prompt tokens (OpenAI ``usage``), the next request is that count plus its
+# new bytes at ``INCREMENT_BYTES_PER_TOKEN``: results are JSON full of hex hashes (a projected
+# search result measured 1.9 bytes per token under Qwen2.5's tokenizer, more once escaped into a
+# message). Before any report (or from an endpoint that gives none), all of it is counted at
+# ``BYTES_PER_TOKEN``. An endpoint that still finds a request too long ends the pair
+# the same way (``agent_context_exceeded``).
+BYTES_PER_TOKEN = 2.5
+INCREMENT_BYTES_PER_TOKEN = 1.5
+# What a read the model left unbounded is expected to cost per line once projected (the line's
+# text plus its uri, hashes and provenances): the cap the agent adds is an estimate, and the
+# request is measured again before it is sent.
+PROJECTED_BYTES_PER_LINE = 320
+PROJECTED_BYTES_PER_TEXT_BYTE = 6
+
+
+class ContextBudget(BaseModel):
+    """How large a request may grow, the model's reply (``max_output_tokens``) set aside:
+    ``tokens`` (estimated from bytes, calibrated by the endpoint's reported usage) or ``bytes``
+    of request JSON."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    tokens: Annotated[int, Field(ge=256)] | None = None
+    bytes: Annotated[int, Field(ge=1024)] | None = None
+
+    def described(self) -> str:
+        return f"{self.bytes} bytes" if self.bytes is not None else f"{self.tokens} tokens"
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A request's size: its bytes, and the prompt tokens the endpoint reported for it."""
+
+    size: int
+    tokens: int
+
+
+def request_room(
+    budget: ContextBudget, output_tokens: int, size: int, last: Measured | None
+) -> tuple[float, float]:
+    """(what this request uses, what the budget leaves after it), in the budget's unit."""
+    if budget.bytes is not None:
+        limit = budget.bytes - output_tokens * BYTES_PER_TOKEN
+        return size, limit - size
+    limit = (budget.tokens or 0) - output_tokens
+    if last is None:
+        used = size / BYTES_PER_TOKEN
+    else:
+        used = last.tokens + max(size - last.size, 0) / INCREMENT_BYTES_PER_TOKEN
+    return used, limit - used
 
 
 class OpenAIChatConfig(BaseModel):
@@ -87,10 +139,18 @@ class OpenAIChatConfig(BaseModel):
     timeout_s: Annotated[float, Field(gt=0, le=3600)] = 60.0
     max_retries: Annotated[int, Field(ge=0, le=10)] = 2
     extra_body: dict[str, Any] = Field(default_factory=dict)
+    # "required": the model must call a tool each turn (final_answer is always one of them).
+    tool_choice: Literal["auto", "required"] = "auto"
+    # Read a tool call the model wrote as text (``<tool_call>{...}</tool_call>``, a fenced or
+    # bare JSON object with "name" and "arguments"), as a server with its own chat template
+    # returns it, instead of reading that text as a final answer.
+    text_tool_calls: bool = False
+    context_budget: ContextBudget | None = None
 
     def behaviour(self) -> dict[str, Any]:
-        """What decides the answers: not the URL, timeout, retries or the key's variable."""
-        return {
+        """What decides the answers: not the URL, timeout, retries or the key's variable.
+        Keys added since v1 appear only when set, so an older config keeps its fingerprint."""
+        found: dict[str, Any] = {
             "model": self.model,
             "temperature": self.temperature,
             "seed": self.seed,
@@ -98,6 +158,13 @@ class OpenAIChatConfig(BaseModel):
             "toolResults": self.tool_results,
             "extraBody": self.extra_body,
         }
+        if self.tool_choice != "auto":
+            found["toolChoice"] = self.tool_choice
+        if self.text_tool_calls:
+            found["textToolCalls"] = True
+        if self.context_budget is not None:
+            found["contextBudget"] = self.context_budget.model_dump(exclude_none=True)
+        return found
 
 
 def load_agent_config(path: Path) -> OpenAIChatConfig:
@@ -113,6 +180,16 @@ def load_agent_config(path: Path) -> OpenAIChatConfig:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top)"
         raise ContractError("invalid_agent_config", f"{path}: {where}: {first['msg']}") from None
+    budget = config.context_budget
+    if budget is not None and (budget.tokens is None) == (budget.bytes is None):
+        raise ContractError(
+            "invalid_agent_config", f"{path}: context_budget: give tokens or bytes, not both"
+        )
+    if budget is not None and request_room(budget, config.max_output_tokens, 0, None)[1] <= 0:
+        raise ContractError(
+            "invalid_agent_config",
+            f"{path}: context_budget leaves no room beside max_output_tokens",
+        )
     clash = sorted(OWN_FIELDS & set(config.extra_body))
     if clash:
         raise ContractError(
@@ -164,6 +241,17 @@ def function_tools(tools: list[dict[str, Any]], task: AgentTask) -> list[dict[st
         },
     }
     return [*offered, final]
+
+
+FINAL_ONLY_NOTE = (
+    "No tool calls remain: call final_answer now, with the claims the results above support "
+    "and a gap for each claim they do not."
+)
+
+
+def final_only(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the model is offered once its call budget is spent: ``final_answer`` alone."""
+    return [tool for tool in tools if tool["function"]["name"] == FINAL_TOOL]
 
 
 def _result_message(
@@ -241,7 +329,31 @@ def _arguments_text(function: Mapping[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False)
 
 
-def step_text(reply: Mapping[str, Any]) -> str:
+_TAGGED_CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+_FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def text_tool_call(content: str) -> str | None:
+    """The step of a tool call written as text: Hermes/Qwen ``<tool_call>{"name", "arguments"}
+    </tool_call>`` (exactly one), or the whole content a JSON object (fenced or bare) with
+    ``name`` and ``arguments``. None when the content is no such call (a final answer, say)."""
+    tagged = _TAGGED_CALL.findall(content)
+    if len(tagged) > 1:
+        return json.dumps(tagged, ensure_ascii=False)  # several calls in one turn: no step
+    stripped = content.strip()
+    fenced = _FENCED.match(stripped)
+    text = tagged[0] if tagged else (fenced.group(1) if fenced else stripped)
+    value, parsed = _parsed_or_raw(text)
+    if not parsed or not isinstance(value, dict) or set(value) != {"name", "arguments"}:
+        return None if not tagged else text
+    name = value["name"]
+    if not isinstance(name, str):
+        return None
+    kind: Literal["tool", "final"] = "final" if name == FINAL_TOOL else "tool"
+    return _step(kind, name, json.dumps(value["arguments"], ensure_ascii=False))
+
+
+def step_text(reply: Mapping[str, Any], *, text_calls: bool = False) -> str:
     """The raw step the model's reply amounts to (see the module docstring)."""
     choices = reply.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -263,7 +375,8 @@ def step_text(reply: Mapping[str, Any]) -> str:
         return _step(kind, name, _arguments_text(function))
     content = message.get("content")
     if isinstance(content, str):
-        return _step("final", FINAL_TOOL, content)
+        written = text_tool_call(content) if text_calls else None
+        return written if written is not None else _step("final", FINAL_TOOL, content)
     raise _invalid("the reply's message has neither tool calls nor content")
 
 
@@ -330,6 +443,38 @@ class OpenAIChatAgent:
         return OpenAIChatSession(self._config, endpoint, task, function_tools(tools, task), seed)
 
 
+@dataclass
+class Usage:
+    """The tokens an endpoint reported for a pair's requests (OpenAI ``usage``), if it did."""
+
+    requests: int = 0
+    reported: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    last_prompt_tokens: int | None = None
+
+    def add(self, reply: Mapping[str, Any]) -> None:
+        self.requests += 1
+        self.last_prompt_tokens = None
+        usage = reply.get("usage")
+        if not isinstance(usage, dict):
+            return
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if isinstance(prompt, int) and isinstance(completion, int):
+            self.reported += 1
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+            self.last_prompt_tokens = prompt
+
+    def note(self) -> list[str]:
+        if not self.reported:
+            return []
+        return [
+            f"llm_usage: {self.reported} of {self.requests} request(s) reported, "
+            f"{self.prompt_tokens} prompt and {self.completion_tokens} completion tokens"
+        ]
+
+
 class OpenAIChatSession:
     def __init__(
         self,
@@ -344,13 +489,27 @@ class OpenAIChatSession:
         self._task = task
         self._tools = tools
         self._seed = seed
+        self._usage = Usage()
+        self._measured: Measured | None = None
+        self._capped: list[str] = []
+
+    @property
+    def step_deadline_s(self) -> float:
+        """The config's request timeout for each attempt, and the 429 waits between attempts:
+        the runner's bound on a step (``KeepsStepDeadline``), never the run's --timeout-ms."""
+        attempts = self._config.max_retries + 1
+        return self._config.timeout_s * attempts + RATE_LIMIT_BUDGET_S
 
     def request(self, calls: tuple[VisibleCall, ...]) -> dict[str, Any]:
+        spent = len(calls) >= self._task.budgets.maxAgentCalls
+        conversation = messages(self._task, calls, self._config.tool_results)
+        if spent:
+            conversation.append({"role": "user", "content": FINAL_ONLY_NOTE})
         body: dict[str, Any] = {
             "model": self._config.model,
-            "messages": messages(self._task, calls, self._config.tool_results),
-            "tools": self._tools,
-            "tool_choice": "auto",
+            "messages": conversation,
+            "tools": final_only(self._tools) if spent else self._tools,
+            "tool_choice": self._config.tool_choice,
             "temperature": self._config.temperature,
             "max_tokens": self._config.max_output_tokens,
             "stream": False,
@@ -360,7 +519,52 @@ class OpenAIChatSession:
         return {**body, **self._config.extra_body}
 
     def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
-        return step_text(self._endpoint.post_json("chat/completions", self.request(calls)))
+        body = self.request(calls)
+        size = len(canonical_text(body).encode("utf-8"))
+        room = self._room(size)
+        reply = self._endpoint.post_json("chat/completions", body)
+        self._usage.add(reply)
+        if self._usage.last_prompt_tokens is not None:
+            self._measured = Measured(size, self._usage.last_prompt_tokens)
+        step = step_text(reply, text_calls=self._config.text_tool_calls)
+        return step if room is None else self._bounded(step, room)
+
+    def _room(self, size: int) -> int | None:
+        """Bytes the budget leaves after a request of ``size`` bytes (None: no budget); a
+        request already over it ends the pair as the agent's failure, before it is sent."""
+        budget = self._config.context_budget
+        if budget is None:
+            return None
+        output = self._config.max_output_tokens
+        used, left = request_room(budget, output, size, self._measured)
+        if left < 0:
+            raise AgentStepError(
+                "agent_error",
+                "agent_context_exceeded",
+                f"the next request ({size} bytes, about {used:.0f} in the budget's unit) is over "
+                f"the context budget of {budget.described()} less {output} output tokens",
+            )
+        # What is left in tokens is spent by new bytes at the increment rate.
+        return int(left if budget.bytes is not None else left * INCREMENT_BYTES_PER_TOKEN)
+
+    def _bounded(self, step: str, room: int) -> str:
+        """A read the model left unbounded, bounded by the contract's own arguments to what the
+        budget leaves: ``lineCount`` for ``get``, ``maxBytes`` for ``multi_get``. The receipt
+        records the call as sent, so what the model sees is what it is charged for."""
+        value, parsed = _parsed_or_raw(step)
+        if not parsed or not isinstance(value, dict) or value.get("kind") != "tool":
+            return step
+        name, arguments = value.get("toolName"), value.get("arguments")
+        if not isinstance(arguments, dict):
+            return step
+        if name == "get" and "lineCount" not in arguments:
+            cap = {"lineCount": max(1, room // PROJECTED_BYTES_PER_LINE)}
+        elif name == "multi_get" and "maxBytes" not in arguments:
+            cap = {"maxBytes": max(1, room // PROJECTED_BYTES_PER_TEXT_BYTE)}
+        else:
+            return step
+        self._capped.append(f"context_budget: {name} bounded by {canonical_text(cap)}")
+        return json.dumps({**value, "arguments": {**arguments, **cap}}, ensure_ascii=False)
 
     def count_tokens(self, text: str) -> TokenCount | None:
         return None  # the endpoint's tokenizer is not the kit's to call
@@ -369,7 +573,12 @@ class OpenAIChatSession:
         return None
 
     def notes(self) -> tuple[str, ...]:
-        return (*self._endpoint.notes, *self._endpoint.cache_notes())
+        return (
+            *self._endpoint.notes,
+            *self._capped,
+            *self._usage.note(),
+            *self._endpoint.cache_notes(),
+        )
 
     def close(self) -> None:
         self._endpoint.close()

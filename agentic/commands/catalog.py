@@ -76,7 +76,13 @@ def _check(catalog: Catalog, args: argparse.Namespace) -> int:
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
 
-    configured = [a for a in catalog.adapter_ids if catalog.adapter(a).origin == "config"]
+    given = {str(Path(path).resolve()) for path in args.backend}
+    configured = [
+        adapter_id
+        for adapter_id in catalog.adapter_ids
+        if catalog.adapter(adapter_id).origin == "config"
+        and str(Path(catalog.adapter(adapter_id).source).resolve()) in given
+    ]
     if not configured:
         raise ContractError("invalid_cli_option", "--check tries --backend configs: give one")
     fixture = load_fixture(args.fixture or default_fixture_dir())

@@ -20,7 +20,7 @@ from agentic.commands.argtypes import (
     progress_printer,
 )
 from agentic.contract.errors import ContractError
-from agentic.contract.receipt import LIFECYCLES
+from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.resources import default_fixture_dir, lane_fixture_dir, repo_root
 from agentic.runner.pairs import Shard
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
     from agentic.runner.catalog import Catalog
     from agentic.runner.catalog_source import CatalogSource
+    from agentic.runner.entries import LaneEntry
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -144,6 +145,10 @@ def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]
     return catalog.lane(args.lane).run_settings()
 
 
+def _lane_lifecycles(args: argparse.Namespace, catalog: Catalog) -> tuple[Lifecycle, ...]:
+    return LIFECYCLES if args.lane is None else catalog.lane(args.lane).lifecycles
+
+
 def _fixture_dir(args: argparse.Namespace, catalog: Catalog) -> Path:
     """--fixture, else the named lane's fixture, else the bundled one."""
     if args.fixture is not None:
@@ -154,11 +159,33 @@ def _fixture_dir(args: argparse.Namespace, catalog: Catalog) -> Path:
     return default_fixture_dir()
 
 
+def _endpoint_lane(name: str | None) -> LaneEntry | None:
+    """The named lane when an endpoint agent runs it (its config and cache are the lane's)."""
+    from agentic.runner.catalog import builtin_catalog
+
+    if name is None:
+        return None
+    lane = builtin_catalog().lanes.get(name)
+    return lane if lane is not None and lane.agent_config is not None else None
+
+
 def _catalog_source(args: argparse.Namespace) -> CatalogSource:
     """--backend files and an --agent-config agent, as the recipe every worker rebuilds."""
     from agentic.runner.catalog_source import CatalogSource
 
     backends = tuple(args.backend)
+    endpoint_lane = _endpoint_lane(args.lane)
+    if endpoint_lane is not None:
+        given = [
+            o
+            for o, v in (("--agent-config", args.agent_config), ("--llm-cache", args.llm_cache))
+            if v
+        ]
+        if given:
+            raise ContractError(
+                "invalid_cli_option", f"lane {args.lane} names its agent; drop {', '.join(given)}"
+            )
+        return CatalogSource.for_lane(endpoint_lane, args.llm_cache_mode, backends)
     if args.agent_config is None:
         if args.llm_cache is not None or args.llm_cache_mode is not None:
             raise ContractError(
@@ -189,13 +216,13 @@ def handle(args: argparse.Namespace) -> int:
         raise ContractError("unsafe_baseline_write", "--write needs a source checkout; use --out")
     source = _catalog_source(args)
     catalog, configured = source.load()
-    if configured is not None:
+    if configured is not None and args.lane is None:  # a lane names its own agent
         args.agent = configured
     request = LaneRequest(
         fixture_dir=_fixture_dir(args, catalog),
         cues_path=args.cues,
         tasks=args.task,
-        lifecycles=tuple(args.lifecycle or LIFECYCLES),
+        lifecycles=tuple(args.lifecycle or _lane_lifecycles(args, catalog)),
         timeout_s=args.timeout_ms / 1000,
         index_cache=args.index_cache,
         out=args.out,

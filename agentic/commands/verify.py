@@ -264,13 +264,18 @@ def run_into(request: LaneRequest, name: str, progress: Progress) -> Path:
 
 
 def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
-    """The request ``agentic run --lane NAME`` makes."""
+    """The request ``agentic run --lane NAME`` makes (an endpoint lane replays its cache)."""
     from agentic.lane import LaneRequest
+    from agentic.runner.catalog_source import CatalogSource
 
+    source = CatalogSource.for_lane(lane)
+    catalog = plan.catalog if lane.agent_config is None else source.load()[0]
     return LaneRequest(
         fixture_dir=plan.fixture_dir(lane),
-        catalog=plan.catalog,
+        catalog=catalog,
+        catalog_source=source,
         execution=plan.execution,
+        lifecycles=lane.lifecycles,
         **lane.run_settings(),
     )
 

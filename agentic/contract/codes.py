@@ -106,10 +106,18 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the agent asked for a tool call beyond the task's maxAgentCalls; recorded undelivered",
     ),
     ErrorCode(
+        "agent_context_exceeded",
+        "agent_error",
+        False,
+        "the agent's next request would exceed its context budget (the agent config's "
+        "context_budget), or the endpoint refused it as longer than the model's context",
+    ),
+    ErrorCode(
         "agent_timeout",
         "agent_error",
         False,
-        "the agent gave no step within the per-operation timeout",
+        "the agent gave no step within its step deadline (an endpoint agent's timeout_s, "
+        "else the per-operation timeout)",
     ),
     ErrorCode(
         "artifact_target_busy",
@@ -550,6 +558,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "reference server: a multi-get maxBytes below 1",
     ),
     ErrorCode(
+        "invalid_model_lock",
+        None,
+        True,
+        "a model lock file (locks/*.lock.json of a model published in parts) is not valid: "
+        "bad JSON, an unknown or missing key, parts that do not add up to the model's size",
+    ),
+    ErrorCode(
         "invalid_model_spec",
         None,
         True,
@@ -793,6 +808,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "an agent model lock cannot be read",
+    ),
+    ErrorCode(
+        "model_part_mismatch",
+        None,
+        True,
+        "a chunk of a model published in parts, or the joined file, is not what its lock pins "
+        "(size or sha256), or its wheel is missing",
     ),
     ErrorCode(
         "model_runtime_missing",

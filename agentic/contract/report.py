@@ -43,6 +43,11 @@ class AgentEndpoint(ContractModel):
     model: Str
     endpointModels: tuple[Str, ...]
     answers: Literal["live", "content-addressed cache"]
+    # The agent config's timeout_s: each step's request deadline (tool calls keep the run's
+    # per-operation timeout). Optional, so reports written before it stay valid.
+    stepTimeoutS: Annotated[float, Field(gt=0)] | None = Field(
+        default=None, exclude_if=lambda value: value is None
+    )
 
 
 class Environment(ContractModel):

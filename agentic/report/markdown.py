@@ -294,6 +294,14 @@ def _endpoint_lines(report: BenchmarkReport) -> list[str]:
         f"- Agent endpoint: `{endpoint.model}` at {recorded_url(endpoint.baseUrl)} "
         f"(reports: {models})",
         f"- Reproducibility: {verdict}",
+        *(
+            [
+                f"- Step deadline: {endpoint.stepTimeoutS:g} s per request (the agent config's "
+                "timeout_s); tool calls: the run's --timeout-ms"
+            ]
+            if endpoint.stepTimeoutS is not None
+            else []
+        ),
     ]
 
 
@@ -345,6 +353,7 @@ def render_markdown(
                 for p in report.preparations
             ),
         ),
+        *_mapping_lines(report),
         "",
         "## Methodology",
         "",
@@ -364,6 +373,21 @@ def render_markdown(
             ),
         )
     return "\n".join(lines) + "\n"
+
+
+# Preparation details in which a configured backend states how the kit read it.
+MAPPING_DETAILS = ("scope", "corpus", "multiGet")
+
+
+def _mapping_lines(report: BenchmarkReport) -> list[str]:
+    """How the kit read each configured server, where it says so (nothing for other adapters)."""
+    found = [
+        f"- {p.adapterId}: {key}: {p.observations.details[key]}"
+        for p in report.preparations
+        for key in MAPPING_DETAILS
+        if key in p.observations.details
+    ]
+    return ["", "How the kit read configured servers:", "", *found] if found else []
 
 
 def _median_ms(timings: list[Timing]) -> str:

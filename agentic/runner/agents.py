@@ -170,6 +170,7 @@ def open_openai_agent(
         model=config.model,
         endpointModels=models,
         answers=identity.answers,
+        stepTimeoutS=config.timeout_s,
     )
     trials = (Trial(trialId=OPENAI_TRIAL_ID, seed=config.seed),)
     return OpenedAgent(config.id, config.id, lambda: agent, trials, endpoint=provenance)

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentic.agents.llm_cache import CacheMode
+from agentic.resources import repo_root
 from agentic.runner.agents import openai_agent_entry
 from agentic.runner.catalog import Catalog, load_catalog
+from agentic.runner.entries import LaneEntry
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,17 @@ class CatalogSource:
         return CatalogSource(
             tuple(p.absolute() for p in self.backends), config, cache, self.llm_cache_mode
         )
+
+    @classmethod
+    def for_lane(
+        cls, lane: LaneEntry, mode: CacheMode | None = None, backends: tuple[Path, ...] = ()
+    ) -> CatalogSource:
+        """What a named lane's run loads: an endpoint lane's agent from its committed config
+        and cache (replayed unless ``mode`` says record), else the catalog alone."""
+        root = repo_root()
+        if lane.agent_config is None or lane.llm_cache is None or root is None:
+            return cls(backends)
+        return cls(backends, root / lane.agent_config, root / lane.llm_cache, mode or "replay")
 
     def load(self) -> tuple[Catalog, str | None]:
         """The catalog, and the kind of the configured agent (None without one)."""

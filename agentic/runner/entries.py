@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentic.contract.oracle import HiddenOracle
+from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -115,6 +116,11 @@ class LaneEntry:
     promote: tuple[str, str] | None
     replay: bool
     fixture: str = DEFAULT_FIXTURE  # a folder of the kit's fixtures/
+    # An endpoint agent's lane: its openai-chat config and its committed LLM cache, as paths in
+    # the checkout (replayed unless a run records into it), and the lifecycles it runs.
+    agent_config: str | None = None
+    llm_cache: str | None = None
+    lifecycles: tuple[Lifecycle, ...] = LIFECYCLES
 
     @property
     def folder(self) -> str:

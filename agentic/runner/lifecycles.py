@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator
-from concurrent import futures
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex, ResetInfo
 from agentic.adapters.errors import AdapterError
@@ -26,7 +26,7 @@ from agentic.contract.receipt import (
 )
 from agentic.contract.report import Trial
 from agentic.contract.task import AgentTask
-from agentic.runner.bounded import BoundedExecutor
+from agentic.runner.bounded import BoundedExecutor, DaemonPool
 from agentic.runner.receipts import (
     PairTimings,
     build_receipt,
@@ -166,14 +166,15 @@ def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
         for pair, task in pairs:
             yield _retried_cold_pair(ctx, pair, task)
         return
-    with futures.ThreadPoolExecutor(ctx.jobs, thread_name_prefix="agentic-pair") as pool:
-        running = [pool.submit(_own_worker_pair, ctx, pair, task) for pair, task in pairs]
-        try:
-            for future in running:
-                yield future.result()
-        finally:
-            for future in running:
-                future.cancel()
+    pool = DaemonPool(ctx.jobs, "agentic-pair")
+    running = [pool.submit(partial(_own_worker_pair, ctx, pair, task)) for pair, task in pairs]
+    try:
+        for future in running:
+            yield future.result()
+    finally:
+        for future in running:
+            future.cancel()
+        pool.shutdown()
 
 
 def _own_worker_pair(ctx: CohortContext, pair: PairIdentity, task: AgentTask) -> TrajectoryReceipt:

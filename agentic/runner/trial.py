@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agentic.adapters.base import AdapterSession, CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.agents.base import AgentSession, AgentStepError, ReportsNotes
+from agentic.agents.base import AgentSession, AgentStepError, KeepsStepDeadline, ReportsNotes
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
@@ -139,6 +139,11 @@ def _call_adapter(
     return outcome
 
 
+def _step_deadline(agent: AgentSession, bounds: TrialBounds) -> float:
+    """An agent's own step deadline where it keeps one, else the run's per-operation timeout."""
+    return agent.step_deadline_s if isinstance(agent, KeepsStepDeadline) else bounds.timeout_s
+
+
 def run_trial(
     agent: AgentSession, adapter: AdapterSession, task: AgentTask, bounds: TrialBounds
 ) -> TrialOutcome:
@@ -165,7 +170,8 @@ def _take_steps(
         history = tuple(visible_calls)
         started = time.perf_counter()
         try:
-            raw = bounds.executor.run(partial(agent.next_step, history), bounds.timeout_s)
+            ask = partial(agent.next_step, history)
+            raw = bounds.executor.run(ask, _step_deadline(agent, bounds))
         except OperationTimeoutError as exc:
             fail_trial(outcome, "agent_error", "agent_timeout", str(exc))
             return

@@ -11,7 +11,7 @@ import pytest
 from agentic.adapters.mcp.backend_config import parse_backend_config
 from agentic.cli import main
 from agentic.contract.errors import ContractError
-from agentic.runner.catalog import load_catalog
+from agentic.runner.catalog import builtin_catalog, load_catalog
 from tests.support.backends import (
     HTTP_EXAMPLE,
     STDIO_EXAMPLE,
@@ -40,9 +40,14 @@ def test_an_unknown_key_inside_a_tool_mapping_is_named() -> None:
     assert "tools.search.alias: unknown key" in config_rejection(document)
 
 
-@pytest.mark.parametrize("key", ["id", "transport", "tools", "results"])
+@pytest.mark.parametrize("key", ["id", "transport", "tools"])
 def test_a_missing_required_key_is_named(key: str) -> None:
     assert f"{key}: Field required" in config_rejection(without(stdio_config(), key))
+
+
+def test_a_tool_without_any_results_setting_is_named() -> None:
+    message = config_rejection(without(stdio_config(), "results"))
+    assert "tools.search needs 'results'" in message
 
 
 def test_a_stdio_backend_needs_a_command() -> None:
@@ -78,7 +83,7 @@ def test_an_unknown_placeholder_lists_the_known_ones() -> None:
     document = stdio_config(command=["server", "{corpse}"])
     message = config_rejection(document)
     assert "command[1]: unknown placeholder {corpse}" in message
-    assert "{config_dir}, {corpus}, {prepared}" in message
+    assert "{config_dir}, {corpus}, {home}, {prepared}" in message
 
 
 def test_port_is_a_placeholder_of_http_backends_only() -> None:
@@ -137,7 +142,7 @@ def test_a_registered_config_is_an_adapter_of_the_catalog(tmp_path: Path) -> Non
 
 def test_an_unknown_adapter_lists_the_known_ones() -> None:
     with pytest.raises(ContractError) as caught:
-        load_catalog().adapter("my-search")
+        builtin_catalog().adapter("my-search")
     assert "known: capsule, gno-mcp, lexical, mcp-reference, oracle, qmd, qmd-lex" in str(
         caught.value
     )

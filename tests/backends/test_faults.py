@@ -11,40 +11,28 @@ error status, a crash or garbage is the product's failed call; no answer in time
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentic.adapters.errors import AdapterCallError, AdapterError
-from agentic.adapters.mcp.adapter import McpSession
 from agentic.fixture.loader import Fixture
 from agentic.runner.catalog import load_catalog
-from tests.support.backends import TIMEOUT_S, agentic, http_config, stdio_config, write_config
+from tests.support.backends import (
+    TIMEOUT_S,
+    agentic,
+    attached,
+    http_config,
+    stdio_config,
+    write_config,
+)
 from tests.support.processes import group_gone, processes_mentioning
 from tests.support.tiny_fixture import TASK_A
 
 pytestmark = pytest.mark.real_process
 
 SHORT_S = 2.0
-
-
-@contextmanager
-def attached(document: dict[str, Any], fixture: Fixture, tmp_path: Path) -> Iterator[McpSession]:
-    path = write_config(tmp_path / "config", document)
-    catalog = load_catalog((path,), plugins=False)
-    adapter = catalog.build_adapter(document["id"], fixture.snapshot, {})
-    prepared = adapter.prepare(fixture.snapshot, tmp_path / "root", timeout_s=TIMEOUT_S)
-    session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
-    assert isinstance(session, McpSession)
-    try:
-        session.reset(fixture.task(TASK_A), readiness_probe=False, timeout_s=TIMEOUT_S)
-        yield session
-    finally:
-        session.close()
-        assert session.pid is None or group_gone(session.pid)
 
 
 def search_failure(document: dict[str, Any], fixture: Fixture, tmp_path: Path) -> AdapterCallError:

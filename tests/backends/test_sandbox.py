@@ -297,3 +297,15 @@ def test_a_command_found_as_a_pyenv_shim_starts_in_the_sandbox(
     )  # fmt: skip
     assert done.returncode in (0, 1), done.stderr
     assert (tmp_path / "out" / "report.json").is_file(), done.stderr
+
+
+def test_a_command_the_sandbox_cannot_exec_is_named_as_not_visible() -> None:
+    from agentic.adapters.mcp.client import LoopConnection, McpClientError
+
+    connection: LoopConnection[object] = LoopConnection(1.0, 4096, "test")
+    connection.stderr.append(b"bwrap: execvp /opt/server/bin/serve: No such file or directory\n")
+    failure = connection._with_stderr(McpClientError("crashed", "server closed stdout"))
+    assert (failure.kind, str(failure)) == (
+        "spawn_failed",
+        "executable not visible in the sandbox: /opt/server/bin/serve",
+    )

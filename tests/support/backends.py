@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agentic.adapters.mcp.adapter import McpSession
 from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
 from agentic.contract.errors import ContractError
+from agentic.fixture.loader import Fixture
+from agentic.runner.catalog import load_catalog
+from tests.support.processes import group_gone
+from tests.support.tiny_fixture import TASK_A
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "backends"
@@ -25,11 +33,17 @@ FAULTY_HTTP = SERVERS / "faulty_http.py"
 TIMEOUT_S = 20.0
 
 
+def toml_key(key: str) -> str:
+    """A key as TOML reads it back: bare when it can be, else quoted (a dotted server argument
+    name such as ``searches.0.query`` is one key, not a nested table)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
 def toml_value(value: Any) -> str:
     """TOML for the values configs use: strings, numbers, lists and inline tables (JSON's
     string escapes are valid TOML basic strings)."""
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+        return "{ " + ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
     if isinstance(value, bool):
@@ -133,3 +147,23 @@ def config_rejection(document: dict[str, Any]) -> str:
     assert caught.value.code == "invalid_backend_config"
     assert "\n" not in caught.value.message
     return caught.value.message
+
+
+@contextmanager
+def attached(
+    document: dict[str, Any], fixture: Fixture, tmp_path: Path, task_id: str = TASK_A
+) -> Iterator[McpSession]:
+    """A prepared, attached and reset session of the config ``document`` on ``fixture``; the
+    server's process group is gone after it."""
+    path = write_config(tmp_path / "config", document)
+    catalog = load_catalog((path,), plugins=False)
+    adapter = catalog.build_adapter(document["id"], fixture.snapshot, {})
+    prepared = adapter.prepare(fixture.snapshot, tmp_path / "root", timeout_s=TIMEOUT_S)
+    session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
+    assert isinstance(session, McpSession)
+    try:
+        session.reset(fixture.task(task_id), readiness_probe=False, timeout_s=TIMEOUT_S)
+        yield session
+    finally:
+        session.close()
+        assert session.pid is None or group_gone(session.pid)

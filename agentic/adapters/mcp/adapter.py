@@ -220,7 +220,11 @@ class McpAdapter:
         root.mkdir(parents=True, exist_ok=True)
         with secrets_removed(self._profile.secrets):
             native = self._profile.prepare_native(snapshot, root, timeout_s)
-            remaining = max(timeout_s - (time.perf_counter() - started), 0.001)
+            # A product's own start-up budget, where it declares one, starts after its index
+            # is built (which its own prepare budget bounds); else what the run's is left.
+            remaining = self._profile.startup_timeout_s or max(
+                timeout_s - (time.perf_counter() - started), 0.001
+            )
             connection, run_root = self._start(root, remaining, "adapter_preparation")
             try:
                 tools = self._list_product_tools(
@@ -257,12 +261,52 @@ class McpAdapter:
                 PRODUCT_TOOLS_DETAIL
             ):
                 raise _mismatch("the product's tools changed since preparation")
+            ready_ms = self._wait_ready(connection, prepared.root, timeout_s)
         except BaseException:
             connection.close()
             _remove_run_root(run_root)
             raise
         schemas = {tool.name: tool.input_schema for tool in tools}
-        return McpSession(self._profile, self._snapshot, connection, run_root, schemas)
+        session = McpSession(
+            self._profile,
+            self._snapshot,
+            connection,
+            run_root,
+            schemas,
+            prepared_root=prepared.root,
+        )
+        session.add_startup_ms(ready_ms)
+        return session
+
+    def _wait_ready(self, connection: Connection, root: Path, timeout_s: float) -> float:
+        """Milliseconds until a server that indexes in the background answers for real
+        (``ReadyWait``); bounded by its start-up budget."""
+        wait = self._profile.wait_ready
+        if wait is None:
+            return 0.0
+        budget = self._profile.startup_timeout_s or timeout_s
+        started = time.perf_counter()
+        deadline = started + budget
+        while True:
+            left = max(deadline - time.perf_counter(), 0.001)
+            try:
+                raw = raw_result(
+                    connection.call_tool(wait.product_tool, wait.arguments(root), timeout_s=left)
+                )
+            except McpClientError as exc:
+                code = _START_FAILURES["adapter_attach", exc.kind == "timeout"]
+                message = f"waiting until ready: {exc.kind}: {exc}"
+                raise AdapterError(code, "harness_error", message) from exc
+            if not wait.not_ready(raw):
+                return (time.perf_counter() - started) * 1000.0
+            if time.perf_counter() + wait.interval_s > deadline:
+                raise AdapterError(
+                    "adapter_attach_timeout",
+                    "harness_error",
+                    f"the server still said it was not ready after {budget:g} s "
+                    f"(startup_timeout_s): {raw.text[:200]}",
+                )
+            time.sleep(wait.interval_s)
 
     def _check_prepared(self, prepared: PreparedIndex) -> None:
         if prepared.adapter_id != self.adapter_id:
@@ -316,7 +360,9 @@ class McpAdapter:
         argv, env = profile.command(root), profile.environment(root, run_root)
         view = profile.view(root, run_root)
         limits = ConnectionLimits(
-            max_message_bytes=profile.max_message_bytes, close_grace_s=profile.close_grace_s
+            max_message_bytes=profile.max_message_bytes,
+            close_grace_s=profile.close_grace_s,
+            skip_stdout_text=profile.skip_stdout_text,
         )
         if profile.http is None:
             spec = ChildSpec(argv, env, run_root, view)
@@ -362,8 +408,11 @@ class McpSession:
         connection: Connection,
         run_root: Path,
         product_schemas: dict[str, dict[str, Any]] | None = None,
+        *,
+        prepared_root: Path | None = None,
     ) -> None:
         self._profile = profile
+        self._prepared_root = prepared_root
         self._snapshot = snapshot
         self._product_schemas = product_schemas or {}
         self._connection = connection
@@ -380,6 +429,11 @@ class McpSession:
     def stderr_text(self) -> str:
         return self._profile.secrets.scrub(self._connection.stderr.text())
 
+    def add_startup_ms(self, milliseconds: float) -> None:
+        """Time the start cost beyond the handshake (waiting until the server was ready)."""
+        if self._pending_startup_ms is not None:
+            self._pending_startup_ms += milliseconds
+
     def list_tools(self) -> list[dict[str, Any]]:
         return tool_definitions()
 
@@ -390,7 +444,10 @@ class McpSession:
     def _reset(self, task: AgentTask, readiness_probe: bool, timeout_s: float) -> ResetInfo:
         self._require_open()
         self._scope = CallScope(
-            task=task, snapshot=self._snapshot, product_schemas=self._product_schemas
+            task=task,
+            snapshot=self._snapshot,
+            product_schemas=self._product_schemas,
+            prepared_root=self._prepared_root,
         )
         if readiness_probe:
             self._probe(self._scope, timeout_s)
@@ -429,25 +486,26 @@ class McpSession:
             raise AdapterCallError("disallowed_tool", "agent_error", f"{tool_name} is not mapped")
         product_arguments = binding.map_arguments(arguments, scope)
         split = binding.fan_out.split(arguments, scope) if binding.fan_out else None
+        parts: tuple[RawResult, ...] = ()
         if binding.fan_out is None or split is None:
             raw = self._product_call(binding.product, product_arguments, timeout_s)
         else:
             # One deadline for the whole contract call, however many product calls it takes.
             deadline = time.monotonic() + timeout_s
-            raw = binding.fan_out.merge(
-                [
-                    self._product_call(
-                        binding.product, part, max(deadline - time.monotonic(), 0.001)
-                    )
-                    for part in split
-                ]
+            parts = tuple(
+                self._product_call(binding.product, part, max(deadline - time.monotonic(), 0.001))
+                for part in split
             )
+            merge = binding.fan_out.merge
+            raw = merge(parts) if merge is not None else parts[0]
+            parts = () if merge is not None else parts
         parse_input = ParseInput(
             tool=tool_name,
             arguments=arguments,
             product_arguments=product_arguments,
             scope=scope,
             raw=raw,
+            parts=parts,
         )
         return self._profile.parse(parse_input)
 

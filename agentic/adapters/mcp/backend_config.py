@@ -7,7 +7,7 @@ tool does not have, or a placeholder the kit does not define is one precise erro
 is written plain (``{corpus}``: no ``!r`` conversion, no ``:>8`` format spec), and no template
 holds a NUL character.
 
-Placeholders in ``command``, ``prepare``, ``url`` and ``env`` values:
+Placeholders in ``command``, ``prepare``, ``url``, ``env`` values and fixed tool arguments:
 
 =================  ==============================================================================
 ``{corpus}``       a read-only folder laid out from the verified snapshot as
@@ -16,7 +16,20 @@ Placeholders in ``command``, ``prepare``, ``url`` and ``env`` values:
                    after preparation, its fingerprint is checked at every attach)
 ``{config_dir}``   the folder of the config file
 ``{port}``         a free TCP port on 127.0.0.1 for a server the kit starts (``http`` only)
+``{home}``         a writable folder of the prepared root, kept from ``prepare`` through every
+                   start (a server's own database under ``$HOME``, say); never fingerprinted
+``{run}``          the writable folder of this one start (or of ``prepare``), removed after it;
+                   in ``env`` values only
 =================  ==============================================================================
+
+``corpus = "copy"`` makes ``{corpus}`` a writable copy of the snapshot, one per prepared root,
+for servers that write into the folder they index (front matter added to each file, say): the
+copy is theirs to change, and evidence still comes from the verified snapshot alone.
+
+Results are read per tool (``[tools.<tool>.results]``, else the top-level ``[results]``); the
+shapes, the id mapping (``[ids]``), fixed arguments, transforms and the readiness pattern
+(``[ready]``) are described in docs/backends.md; ``replies.py`` reads each shape, ``server_ids.py``
+maps ids and ``configured.py`` applies fixed arguments and transforms.
 
 Secrets: ``secret_env = ["NAME", ...]`` marks ``env`` entries whose values are secrets (a token
 the server needs). Each must name an ``env`` key, and its value must be a literal (no braces, so
@@ -33,7 +46,7 @@ import re
 import string
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -41,7 +54,9 @@ from agentic.contract.credentials import MIN_SECRET_CHARS, Secrets, url_secrets
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 
-PLACEHOLDERS: frozenset[str] = frozenset({"corpus", "prepared", "config_dir", "port"})
+PLACEHOLDERS: frozenset[str] = frozenset(
+    {"corpus", "prepared", "config_dir", "port", "home", "run"}
+)
 # Contract arguments a config may map, per tool, and the ones it must map.
 TOOL_ARGUMENTS: dict[str, frozenset[str]] = {
     "search": frozenset({"query", "collection", "limit", "minScore"}),
@@ -64,9 +79,89 @@ class _Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _unset(value: object) -> bool:
+    """Whether an optional key was left out: such keys stay out of a config's dump, so a config
+    written before they existed keeps its identity (its fingerprint)."""
+    return value is None or value in ({}, ())
+
+
+def _optional() -> Any:
+    """A key that may be left out (and then stays out of the dump)."""
+    return Field(default=None, exclude_if=_unset)
+
+
+Transform = Literal["regex_escape", "inclusive_end"]
+# Which transform may rewrite which contract argument (applied in ``configured.py``).
+TRANSFORMS: dict[str, frozenset[str]] = {
+    "query": frozenset({"regex_escape"}),
+    "lineCount": frozenset({"inclusive_end"}),
+}
+FixedValue = Annotated[str, Field(max_length=1000)] | int | float | bool
+Pattern = Annotated[str, Field(min_length=1, max_length=2000)]
+# Named groups a ``lines`` pattern may hold; ``text`` is required.
+LINE_GROUPS = frozenset({"uri", "line", "text"})
+
+
+class FieldMap(_Closed):
+    """Where a ``records`` result keeps each part of a hit (dotted paths into one record)."""
+
+    uri: Name
+    line: Name | None = _optional()
+    end: Name | None = _optional()
+    text: Name | None = _optional()
+
+
+class ResultReading(_Closed):
+    """How to read one tool's replies (``replies.py`` documents each shape)."""
+
+    shape: Literal["hits", "resources", "records", "lines", "document"]
+    path: Annotated[str, Field(max_length=200)] | None = _optional()
+    fields: FieldMap | None = _optional()
+    pattern: Pattern | None = _optional()
+    empty: Pattern | None = _optional()
+    error: Pattern | None = _optional()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ResultReading:
+        for key in ("pattern", "empty", "error"):
+            _compile(key, getattr(self, key))
+        if (self.fields is not None) != (self.shape == "records"):
+            raise ValueError("'fields' is required by shape 'records' and only by it")
+        if self.path is not None and self.shape not in ("records", "document"):
+            raise ValueError("'path' is for shapes 'records' and 'document'")
+        if (self.pattern is not None) != (self.shape == "lines"):
+            raise ValueError("'pattern' is required by shape 'lines' and only by it")
+        if self.pattern is not None:
+            groups = set(re.compile(self.pattern).groupindex)
+            if "text" not in groups or groups - LINE_GROUPS:
+                raise ValueError(
+                    "pattern must name a group 'text' and no others than 'uri', 'line', 'text'"
+                )
+        return self
+
+    @property
+    def names_documents(self) -> bool:
+        """Whether a reply says which document each result is (else it is the one asked for)."""
+        if self.shape == "lines":
+            return "uri" in re.compile(self.pattern or "").groupindex
+        return self.shape != "document"
+
+
+def _compile(key: str, pattern: str | None) -> None:
+    if pattern is None:
+        return
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{key}: not a regular expression: {exc}") from None
+
+
 class ToolMapping(_Closed):
     name: Name
     arguments: dict[str, Name] = Field(default_factory=dict)
+    fixed: dict[Name, FixedValue] | None = _optional()
+    transforms: dict[str, Transform] | None = _optional()
+    results: ResultReading | None = _optional()
 
 
 class ToolMappings(_Closed):
@@ -80,8 +175,39 @@ class ToolMappings(_Closed):
         return {tool: mapping for tool, mapping in found.items() if mapping is not None}
 
 
-class ResultShape(_Closed):
-    shape: Literal["hits", "resources"]
+class IdMapping(_Closed):
+    """How the server names a document, as against ``gno://<collection>/<relPath>``.
+
+    ``form``: ``uri`` (gno:// URIs as they are), ``path`` (``<collection>/<relPath>``),
+    ``permalink`` (that path without its extension, lower case, each run of other characters
+    than letters, digits and ``/`` made one ``-``) or ``title`` (the document's front-matter
+    ``title`` or first heading). ``prefix`` comes before it (``main/``, or ``{corpus}/`` for
+    absolute paths); ``drop_extension`` leaves ``.md`` off a ``path``."""
+
+    form: Literal["uri", "path", "permalink", "title"] = "uri"
+    prefix: Annotated[str, Field(max_length=1000)] = ""
+    drop_extension: bool = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> IdMapping:
+        if self.drop_extension and self.form != "path":
+            raise ValueError("drop_extension is for form 'path'")
+        if set(_fields("ids.prefix", self.prefix)) - {"corpus"}:
+            raise ValueError("ids.prefix may hold only the {corpus} placeholder")
+        return self
+
+
+class Readiness(_Closed):
+    """A server that answers before it is ready: its search is repeated (bounded by
+    ``startup_timeout_s``) while the reply's text matches ``not_ready``."""
+
+    not_ready: Pattern
+    interval_s: Annotated[float, Field(gt=0, le=10)] = 0.5
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Readiness:
+        _compile("not_ready", self.not_ready)
+        return self
 
 
 class BackendConfig(_Closed):
@@ -98,9 +224,32 @@ class BackendConfig(_Closed):
     secret_env: tuple[EnvName, ...] = Field(default=(), exclude=True)
     server_name: Name | None = None
     startup_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
+    # How long ``prepare`` may take (an index of a large corpus); the run's timeout without it.
+    prepare_timeout_s: Annotated[float, Field(gt=0, le=86400)] | None = _optional()
     max_message_bytes: Annotated[int, Field(ge=1024, le=64 * 1024 * 1024)] = 4 * 1024 * 1024
+    corpus: Literal["snapshot", "copy"] | None = _optional()
+    # "skip": lines a stdio server prints on stdout that are not JSON (start-up chatter) are
+    # kept with its stderr instead of ending the connection.
+    stdout_text: Literal["fatal", "skip"] | None = _optional()
+    ids: IdMapping | None = _optional()
+    ready: Readiness | None = _optional()
     tools: ToolMappings
-    results: ResultShape
+    results: ResultReading | None = None
+
+    @property
+    def corpus_mode(self) -> Literal["snapshot", "copy"]:
+        return self.corpus or "snapshot"
+
+    @property
+    def id_mapping(self) -> IdMapping:
+        return self.ids or IdMapping()
+
+    def reading(self, tool: str) -> ResultReading:
+        """How the server's replies to the contract tool ``tool`` are read."""
+        mapping = self.tools.bound()[tool]
+        found = mapping.results or self.results
+        assert found is not None, "validated: every bound tool has a reading"
+        return found
 
     @model_validator(mode="after")
     def _consistent(self) -> BackendConfig:
@@ -113,6 +262,7 @@ class BackendConfig(_Closed):
         if self.url is not None and not self.url.startswith(("http://", "https://")):
             raise ValueError(f"url {self.url!r} is not http:// or https://")
         for tool, mapping in self.tools.bound().items():
+            _check_mapping(tool, mapping, self.results)
             unknown = sorted(set(mapping.arguments) - TOOL_ARGUMENTS[tool])
             if unknown:
                 known = ", ".join(sorted(TOOL_ARGUMENTS[tool]))
@@ -156,9 +306,48 @@ class BackendConfig(_Closed):
         found = [(f"command[{i}]", part) for i, part in enumerate(self.command or ())]
         found += [(f"prepare[{i}]", part) for i, part in enumerate(self.prepare or ())]
         found += [(f"env.{key}", value) for key, value in self.env.items()]
+        found += [
+            (f"tools.{tool}.fixed.{name}", value)
+            for tool, mapping in self.tools.bound().items()
+            for name, value in (mapping.fixed or {}).items()
+            if isinstance(value, str)
+        ]
         if self.url is not None:
             found.append(("url", self.url))
         return found
+
+
+def _check_mapping(tool: str, mapping: ToolMapping, default: ResultReading | None) -> None:
+    where = f"tools.{tool}"
+    reading = mapping.results or default
+    if reading is None:
+        raise ValueError(f"{where} needs 'results' (or a top-level [results] for every tool)")
+    if tool != "get" and not reading.names_documents:
+        raise ValueError(
+            f"{where}.results: shape {reading.shape!r} does not say which document a result "
+            "is, so it can read only 'get' replies"
+        )
+    for name in mapping.fixed or {}:
+        if name in mapping.arguments.values():
+            raise ValueError(f"{where}.fixed sets {name!r}, which an argument is mapped to")
+    _check_names(where, [*mapping.arguments.values(), *(mapping.fixed or {})])
+    for argument, transform in (mapping.transforms or {}).items():
+        if transform not in TRANSFORMS.get(argument, frozenset()):
+            raise ValueError(f"{where}.transforms: {transform!r} does not apply to {argument!r}")
+        if argument not in mapping.arguments:
+            raise ValueError(f"{where}.transforms names {argument!r}, which is not mapped")
+
+
+def _check_names(where: str, names: list[str]) -> None:
+    """Server argument names: a dotted name (``searches.0.query``) sets a nested field or list
+    item; no part may be empty, the first not a number, and no name may hold another."""
+    for name in names:
+        parts = name.split(".")
+        if "" in parts or parts[0].isdigit():
+            raise ValueError(f"{where}: {name!r} is not a field name or a dotted path")
+        for other in names:
+            if other.startswith(f"{name}."):
+                raise ValueError(f"{where}: {name!r} and {other!r} set the same field")
 
 
 def _placeholders(where: str, text: str) -> list[tuple[str, bool]]:
@@ -184,6 +373,9 @@ def _check_placeholders(where: str, text: str, *, http: bool) -> None:
     if "\0" in text:
         raise ValueError(f"{where}: holds a NUL character")
     allowed = PLACEHOLDERS if http else PLACEHOLDERS - {"port"}
+    if not where.startswith("env."):
+        # A start's own folder exists only once the kit starts it, after the command is built.
+        allowed -= {"run"}
     for name, decorated in _placeholders(where, text):
         if name not in allowed:
             raise ValueError(

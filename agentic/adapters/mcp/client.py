@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -56,6 +57,8 @@ _T = TypeVar("_T")
 # Extra wall time the calling thread grants the loop beyond a call's own deadline, so the
 # in-loop deadline (which kills and classifies) normally fires first.
 _THREAD_MARGIN_S = 2.0
+# What bubblewrap writes when the command it was to run does not exist in the sandbox's view.
+_UNSEEN_EXECUTABLE = re.compile(r"^bwrap: execvp (.+): No such file or directory$")
 # How much of a server's stderr a failed start quotes: its last lines are the reason.
 _START_STDERR_LINES = 3
 _START_STDERR_CHARS = 300
@@ -115,6 +118,9 @@ class ConnectionLimits:
     max_message_bytes: int
     stderr_bytes: int = 65536
     close_grace_s: float = 1.0
+    # Lines on stdout that are not JSON at all (a server's own start-up chatter) go to the
+    # stderr tail instead of ending the connection; malformed JSON-RPC stays fatal.
+    skip_stdout_text: bool = False
 
 
 @dataclass
@@ -181,6 +187,13 @@ class LoopConnection(Generic[LiveT]):
         lines = [line.strip() for line in self.stderr.text().splitlines() if line.strip()]
         if not lines:
             return failure
+        unseen = next((m for line in lines if (m := _UNSEEN_EXECUTABLE.match(line))), None)
+        if unseen is not None:
+            # bubblewrap could not exec the command: the server never ran, so say that rather
+            # than that it closed stdout.
+            return McpClientError(
+                "spawn_failed", f"executable not visible in the sandbox: {unseen.group(1)}"
+            )
         tail = " | ".join(lines[-_START_STDERR_LINES:])[-_START_STDERR_CHARS:]
         return McpClientError(failure.kind, f"{failure}; stderr: {tail}")
 
@@ -311,7 +324,12 @@ class McpConnection(LoopConnection["_Live"]):
         async with anyio.create_task_group() as pumps:
             pumps.start_soon(drain_stderr, process.stderr, self.stderr)
             pumps.start_soon(
-                _pump_stdout, process.stdout, inbound_send, live, self._limits.max_message_bytes
+                _pump_stdout,
+                process.stdout,
+                inbound_send,
+                live,
+                self._limits,
+                self.stderr,
             )
             pumps.start_soon(_pump_stdin, outbound_recv, process.stdin)
             async with session:
@@ -379,17 +397,21 @@ async def _pump_stdout(
     stdout: ByteReceiveStream,
     inbound: MemoryObjectSendStream[SessionMessage | Exception],
     live: _Live,
-    cap: int,
+    limits: ConnectionLimits,
+    stderr: StderrTail,
 ) -> None:
     """Parse stdout lines into session messages; any framing fault is fatal for the child.
 
     The fault is recorded before ``inbound`` closes, because closing it wakes every pending
     request (with CONNECTION_CLOSED), and those requests classify themselves by the fault.
     """
-    reader = LineReader(stdout, cap)
+    reader = LineReader(stdout, limits.max_message_bytes)
     try:
         while (line := await reader.next_line()) is not None:
             if not line.strip():
+                continue
+            if limits.skip_stdout_text and not line.lstrip().startswith(b"{"):
+                stderr.append(b"stdout: " + line.rstrip(b"\r\n") + b"\n")
                 continue
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             await inbound.send(SessionMessage(message))

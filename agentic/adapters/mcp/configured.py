@@ -12,62 +12,57 @@ it gets ``[collection]`` or, without one, every collection of the task; when it 
 it gets the named collection (or the task's only one). A URI outside the task's collections is
 refused before any traffic (``task_scope_violation``).
 
-Results (``[results] shape``):
-
-``hits``
-    The structured content, or else the JSON text, is ``{"results": [{"uri", "startLine",
-    "endLine", "text"?}]}``. With ``text``, each line equal to the snapshot's line at its number
-    is evidence (other lines are counted, never evidence); without it, the claimed range's
-    non-blank snapshot lines are.
-``resources``
-    Embedded text resources (``uri`` + ``text``); each is aligned to its snapshot document by
-    exact line text (reads prefer the requested ``fromLine``), and its aligned lines are evidence.
-
-Either way evidence comes from the verified snapshot, never from the server's text. A URI that is
-not a ``gno://`` coordinate of the corpus, a range past a document's end, or a result of the wrong
-shape is ``invalid_tool_result``; a document outside the call's scope is ``task_scope_violation``.
-The agent sees the server's answer, normalized to canonical ``{"results": [...]}`` JSON for
-searches and to the served lines for reads. Servers report no backend work or tokens, so those
-capabilities are declared unavailable.
+Results are read per tool by the config's ``results`` settings: replies already in the contract's
+coordinates by ``contract_shapes.py``, any other shape by ``replies.py`` and ``mapped.py`` (ids
+mapped, text aligned to the snapshot). Either way evidence comes from the verified snapshot,
+never from the server's text. Servers report no backend work or tokens, so those capabilities
+are declared unavailable.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import itertools
 import os
 import re
 import shutil
 import stat
 import string
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities, ok_outcome
-from agentic.adapters.errors import AdapterCallError, AdapterError
-from agentic.adapters.mcp import profile, results
-from agentic.adapters.mcp.backend_config import BackendConfig, ToolMapping, load_backend_config
+from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities
+from agentic.adapters.errors import AdapterError
+from agentic.adapters.mcp import contract_shapes, profile, replies
+from agentic.adapters.mcp.backend_config import (
+    BackendConfig,
+    ResultReading,
+    ToolMapping,
+    load_backend_config,
+)
+from agentic.adapters.mcp.mapped import MappedReplies
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
-from agentic.adapters.reads import TaskScope, nonblank_evidence, read_content
+from agentic.adapters.mcp.server_ids import ServerIds, document_ids
+from agentic.adapters.reads import TaskScope
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.credentials import SECRET
-from agentic.contract.jsrules import is_blank
-from agentic.contract.receipt import Capabilities, ToolEvidence
-from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
+from agentic.contract.receipt import Capabilities
+from agentic.fixture.snapshot import CorpusSnapshot
 
 CORPUS_DIR = "corpus"
 PREPARED_DIR = "prepared"
-# How much of a reply a diagnostic quotes when it cannot be read as the configured shape.
-_EXCERPT_CHARS = 300
-REASON = "backend config servers return no source/span hashes"
+HOME_DIR = "home"
 # What a prepare step may leave under {prepared}: every attach digests all of it again.
 MAX_PREPARED_BYTES = 1 << 30
 MAX_PREPARED_ENTRIES = 100_000
 _HASH_CHUNK = 1 << 20
 _PROBE_WORD = re.compile(r"[^\W_]+")
+# What a regex-escaped query escapes: the metacharacters of POSIX extended and Rust/PCRE
+# regexes alike (an escaped space or letter means something else, or nothing, to some of them).
+_REGEX_SPECIAL = re.compile(r"[.^$*+?()\[\]{}|\\]")
 _PROBE_WORDS = 8
 
 
@@ -100,17 +95,31 @@ def backend_entry_parts(path: Path) -> BackendParts:
     return BackendParts(adapter_id=config.id, build=build, spawns_processes=spawns)
 
 
+def executable_of(path: Path) -> Path | None:
+    """What a config's command needs installed beside it: its first part that names a path
+    under its folder (``{config_dir}/...``); None for a command looked up on PATH alone or a
+    server the user runs."""
+    config = load_backend_config(path)
+    named = [part for part in config.command or () if part.startswith("{config_dir}")]
+    if not named:
+        return None
+    return Path(named[0].replace("{config_dir}", str(path.resolve().parent)))
+
+
 # -- placeholders and preparation ----------------------------------------------------------------
 
 
-def _fill(template: str, root: Path, config_dir: Path) -> str:
-    """Every placeholder but ``{port}``, which is filled per start (see ``HttpEndpoint``).
+def _fill(template: str, root: Path, config_dir: Path, run_root: Path | None = None) -> str:
+    """Every placeholder but ``{port}``, which is filled per start (see ``HttpEndpoint``);
+    ``{run}`` only where a start's own folder is known (env values).
 
     Built from the parsed template rather than ``str.format``: a placeholder stands for its path
     text and nothing else, whatever conversion or format spec slipped past validation."""
     values = {
         "corpus": str(root / CORPUS_DIR),
         "prepared": str(root / PREPARED_DIR),
+        "home": str(root / HOME_DIR),
+        "run": str(run_root) if run_root is not None else "{run}",
         "config_dir": str(config_dir),
         "port": "{port}",
     }
@@ -120,13 +129,15 @@ def _fill(template: str, root: Path, config_dir: Path) -> str:
     )
 
 
-def lay_out_corpus(snapshot: CorpusSnapshot, target: Path) -> None:
-    """The snapshot's bytes as ``target/<collection>/<relPath>``, each file read-only."""
+def lay_out_corpus(snapshot: CorpusSnapshot, target: Path, *, writable: bool = False) -> None:
+    """The snapshot's bytes as ``target/<collection>/<relPath>``, each file read-only unless the
+    server is to have a copy of its own to change."""
+    mode = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH | (stat.S_IWUSR if writable else 0)
     for file in snapshot.files:
         path = target / file.collection / file.rel_path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(file.data)
-        path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        path.chmod(mode)
 
 
 @dataclass(frozen=True)
@@ -222,7 +233,7 @@ def _index_fingerprint(corpus_fingerprint: str, tree: PreparedTree) -> str:
 
 def _environment(config: BackendConfig, config_dir: Path) -> Callable[[Path, Path], dict[str, str]]:
     def environment(root: Path, run_root: Path) -> dict[str, str]:
-        extra = {key: _fill(value, root, config_dir) for key, value in config.env.items()}
+        extra = {key: _fill(value, root, config_dir, run_root) for key, value in config.env.items()}
         return isolated_environment(run_root, extra)
 
     return environment
@@ -234,17 +245,24 @@ def _prepare(
     def prepare_native(
         snapshot: CorpusSnapshot, root: Path, timeout_s: float
     ) -> profile.NativeBuild:
-        lay_out_corpus(snapshot, root / CORPUS_DIR)
+        copy = config.corpus_mode == "copy"
+        lay_out_corpus(snapshot, root / CORPUS_DIR, writable=copy)
         prepared = root / PREPARED_DIR
         prepared.mkdir(parents=True, exist_ok=True)
+        (root / HOME_DIR).mkdir(exist_ok=True)
         if config.prepare is not None:
             argv = tuple(_fill(part, root, config_dir) for part in config.prepare)
             home = root / "prepare-run"
             env = _environment(config, config_dir)(root, home)
-            view = View(read_only=(root / CORPUS_DIR, config_dir), writable=(prepared, home))
+            corpus = (root / CORPUS_DIR,)
+            view = View(
+                read_only=(*(() if copy else corpus), config_dir),
+                writable=(*(corpus if copy else ()), prepared, root / HOME_DIR, home),
+            )
             label = f"{config.id} prepare"
             try:
-                finished = run_bounded(argv, env, prepared, timeout_s, label=label, view=view)
+                budget = config.prepare_timeout_s or timeout_s
+                finished = run_bounded(argv, env, prepared, budget, label=label, view=view)
             finally:
                 shutil.rmtree(home, ignore_errors=True)
             if finished.returncode != 0:
@@ -254,9 +272,13 @@ def _prepare(
                     f"{config.id} prepare exited {finished.returncode}: {finished.stderr_tail}",
                 )
         tree = prepared_tree(prepared)
+        details: dict[str, str | int | float | bool | None] = {
+            "documents": len(snapshot.files),
+            "preparedFiles": tree.files,
+        }
         return profile.NativeBuild(
             index_fingerprint=_index_fingerprint(snapshot.fingerprint, tree),
-            details={"documents": len(snapshot.files), "preparedFiles": tree.files},
+            details=details | mapping_statements(config),
         )
 
     return prepare_native
@@ -302,10 +324,23 @@ def _string_scope(mapping: ToolMapping, scope: profile.CallScope) -> str | None:
     return None if _declares_array(properties.get(server_name)) else server_name
 
 
-def _fan_out(mapping: ToolMapping, shape: Literal["hits", "resources"]) -> profile.FanOut:
+def _merge(
+    reading: ResultReading,
+) -> Callable[[Sequence[profile.RawResult]], profile.RawResult] | None:
+    """How several replies join into one for the parser; None: the parser reads each."""
+    if reading.shape == "hits":
+        return contract_shapes.merge_hits
+    if reading.shape == "resources":
+        return contract_shapes.merge_resources
+    return None
+
+
+def _fan_out(
+    mapping: ToolMapping, reading: ResultReading, config_dir: Path, ids: ServerIds | None
+) -> profile.FanOut:
     """A server whose scope argument takes one collection is asked once per task collection
     when the agent names none (as the in-process adapters search each collection)."""
-    mapper = _mapper(mapping)
+    mapper = _mapper(mapping, config_dir, ids)
 
     def split(
         arguments: dict[str, Any], scope: profile.CallScope
@@ -316,32 +351,51 @@ def _fan_out(mapping: ToolMapping, shape: Literal["hits", "resources"]) -> profi
         base = mapper(arguments, scope)
         return tuple({**base, server_name: collection} for collection in scope.collections)
 
-    return profile.FanOut(split=split, merge=_merge_hits if shape == "hits" else _merge_resources)
+    return profile.FanOut(split=split, merge=_merge(reading))
 
 
-def _merge_hits(raws: Sequence[profile.RawResult]) -> profile.RawResult:
-    failed = next((raw for raw in raws if raw.is_error), None)
-    if failed is not None:
-        return failed
-    hits: list[Any] = []
-    for raw in raws:
-        hits.extend(
-            results.as_list(
-                results.as_object(_hits_document(raw), "search result").get("results"), "results"
-            )
-        )
-    return profile.RawResult(is_error=False, structured={"results": hits}, text="")
+def _put(arguments: dict[str, Any], name: str, value: Any) -> None:
+    """Set a server argument by its name; a dotted name (``searches.0.query``) sets a field
+    of a nested object, a numeric part an item of a list (grown as needed)."""
+    parts = name.split(".")
+    holder: Any = arguments
+    for part, following in itertools.pairwise(parts):
+        holder = _child(holder, part, list if following.isdigit() else dict)
+    last = parts[-1]
+    if isinstance(holder, list):
+        index = int(last)
+        holder.extend({} for _ in range(index + 1 - len(holder)))
+        holder[index] = value
+    else:
+        holder[last] = value
 
 
-def _merge_resources(raws: Sequence[profile.RawResult]) -> profile.RawResult:
-    failed = next((raw for raw in raws if raw.is_error), None)
-    if failed is not None:
-        return failed
-    resources = tuple(resource for raw in raws for resource in raw.resources)
-    return profile.RawResult(is_error=False, structured=None, text="", resources=resources)
+def _child(holder: Any, part: str, kind: type[Any]) -> Any:
+    if isinstance(holder, list):
+        index = int(part)
+        holder.extend(kind() for _ in range(index + 1 - len(holder)))
+        return holder[index]
+    return holder.setdefault(part, kind())
 
 
-def _mapper(mapping: ToolMapping) -> ArgumentMapper:
+def _fixed(mapping: ToolMapping, config_dir: Path) -> Callable[[Path | None], dict[str, Any]]:
+    """A tool's fixed arguments, placeholders in their text filled for a prepared root."""
+
+    def values(root: Path | None) -> dict[str, Any]:
+        return {
+            name: _fill(value, root, config_dir) if isinstance(value, str) and root else value
+            for name, value in (mapping.fixed or {}).items()
+        }
+
+    return values
+
+
+def _mapper(mapping: ToolMapping, config_dir: Path, ids: ServerIds | None = None) -> ArgumentMapper:
+    """The server's arguments for a contract call: each mapped argument under the server's
+    name (document URIs as the server names them, transforms applied), then the fixed ones."""
+    transforms = mapping.transforms or {}
+    fixed = _fixed(mapping, config_dir)
+
     def map_arguments(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
         task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
         for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
@@ -354,211 +408,32 @@ def _mapper(mapping: ToolMapping) -> ArgumentMapper:
             if contract_name == "collection":
                 value = _scope_value(arguments, scope, properties.get(server_name))
                 if value is not None:
-                    product[server_name] = value
+                    _put(product, server_name, value)
+            elif contract_name == "lineCount" and transforms.get("lineCount") == "inclusive_end":
+                if "lineCount" in arguments:
+                    first = int(arguments.get("fromLine", 1))
+                    _put(product, server_name, first + int(arguments["lineCount"]) - 1)
             elif contract_name in arguments:
-                product[server_name] = arguments[contract_name]
+                value = arguments[contract_name]
+                if contract_name == "query" and transforms.get("query") == "regex_escape":
+                    value = _REGEX_SPECIAL.sub(r"\\\g<0>", str(value))
+                elif contract_name in ("uri", "uris") and ids is not None:
+                    value = ids.for_server(value, scope.prepared_root)
+                _put(product, server_name, value)
+        for name, value in fixed(scope.prepared_root).items():
+            _put(product, name, value)
         return product
 
     return map_arguments
 
 
-# -- results ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Item:
-    """One document range the server returned: its file, start, lines and what it said."""
-
-    file: CorpusFile
-    start: int
-    lines: tuple[str, ...]
-    claimed: dict[str, Any]
-    evidence: tuple[ToolEvidence, ...]
-    mismatched: int
-
-
-def _allowed(call: profile.ParseInput) -> tuple[str, ...]:
-    named = call.arguments.get("collection")
-    return (str(named),) if call.tool == "search" and named is not None else call.scope.collections
-
-
-def _hits_document(raw: profile.RawResult) -> Any:
-    """The structured content, or else the JSON text of the result."""
-    if raw.structured is not None:
-        return raw.structured
-    try:
-        return json.loads(raw.text)
-    except ValueError:
-        raise results.invalid("the result is neither structured content nor JSON text") from None
-
-
-def _range_lines(text: str, count: int) -> tuple[str, ...]:
-    """The lines of a hit's text for a claimed range of ``count`` lines: split on LF (CRLF as LF),
-    with one trailing newline tolerated; a one-line range may be a single blank line."""
-    if count == 0:
-        return () if not text else (text,)
-    lines = text.replace("\r\n", "\n").split("\n")
-    if len(lines) == count + 1 and lines[-1] == "":
-        lines.pop()
-    return tuple(lines)
-
-
-def _hit_items(call: profile.ParseInput) -> list[Item]:
-    document = _hits_document(call.raw)
-    hits = results.as_list(
-        results.as_object(document, f"{call.tool} result").get("results"), "results"
-    )
-    items = []
-    for position, value in enumerate(hits):
-        what = f"results[{position}]"
-        hit = results.as_object(value, what)
-        uri = results.as_str(hit.get("uri"), f"{what}.uri")
-        file = results.scoped_file(call.scope, uri, _allowed(call))
-        start = results.as_int(hit.get("startLine"), f"{what}.startLine", 1)
-        end = results.as_int(hit.get("endLine"), f"{what}.endLine", start - 1)
-        results.check_claimed_lines(file, start, end, what)
-        claimed: dict[str, Any] = {"uri": uri, "startLine": start, "endLine": end}
-        if "text" in hit:
-            text = results.as_str(hit["text"], f"{what}.text")
-            claimed["text"] = text
-            lines = _range_lines(text, end - start + 1)
-            if len(lines) != end - start + 1:
-                raise results.invalid(f"{what} holds {len(lines)} lines for range {start}-{end}")
-            found, mismatched = results.matching_evidence(file, start, lines, REASON)
-            items.append(Item(file, start, lines, claimed, tuple(found), mismatched))
-        else:
-            lines = file.lines[start - 1 : end]
-            found = nonblank_evidence(file, start, end, REASON)
-            items.append(Item(file, start, lines, claimed, tuple(found), 0))
-    return items
-
-
-def align(file: CorpusFile, lines: Sequence[str], prefer: int = 1) -> int | None:
-    """The first line number where ``lines`` equal the document's lines, trying ``prefer``
-    first; None when they occur nowhere (or are empty)."""
-    count = len(lines)
-    if count == 0 or count > len(file.lines):
-        return None
-    target = tuple(lines)
-    candidates: list[int] = [prefer, *range(1, len(file.lines) - count + 2)]
-    for start in candidates:
-        if start >= 1 and file.lines[start - 1 : start - 1 + count] == target:
-            return start
-    return None
-
-
-def _resource_items(call: profile.ParseInput) -> list[Item]:
-    if call.raw.is_error:
-        raise results.invalid(f"{call.tool}: error result")
-    prefer = int(call.arguments.get("fromLine", 1))
-    items = []
-    for resource in call.raw.resources:
-        file = results.scoped_file(call.scope, resource.uri, _allowed(call))
-        lines = results.span_rule_lines(resource.text)
-        start = align(file, lines, prefer)
-        claimed: dict[str, Any] = {"uri": resource.uri, "text": resource.text}
-        if start is None:
-            unmatched = sum(1 for line in lines if not is_blank(line))
-            items.append(Item(file, 1, lines, claimed, (), unmatched))
-            continue
-        found, _ = results.matching_evidence(file, start, lines, REASON)
-        items.append(Item(file, start, lines, claimed, tuple(found), 0))
-    return items
-
-
-def _outcome(
-    role: Literal["candidates", "source"], content: str, items: Sequence[Item]
-) -> CallOutcome:
-    evidence = [item for found in items for item in found.evidence]
-    notes = [note for i in items for note in results.mismatch_note(i.file.uri, i.mismatched)]
-    return ok_outcome(role, content, evidence, 0, notes)
-
-
-def _read_items(call: profile.ParseInput, items: list[Item]) -> list[Item]:
-    """A read answers exactly the requested documents, in request order."""
-    requested = (
-        [str(call.arguments["uri"])]
-        if call.tool == "get"
-        else [str(uri) for uri in call.arguments["uris"]]
-    )
-    served = [item.file.uri for item in items]
-    if served != requested:
-        raise results.invalid(f"{call.tool} asked for {requested} and the server served {served}")
-    return items
-
-
-def _cut(items: list[Item], max_bytes: int | None) -> list[Item]:
-    """The contract's ``multi_get`` prefix cut over non-blank line bytes, applied here."""
-    if max_bytes is None:
-        return items
-    used = 0
-    kept: list[Item] = []
-    for item in items:
-        lines: list[str] = []
-        for line in item.lines:
-            size = 0 if is_blank(line) else len(line.encode("utf-8"))
-            if used + size > max_bytes:
-                if lines:
-                    kept.append(_prefix(item, lines))
-                return kept
-            used += size
-            lines.append(line)
-        kept.append(item)
-    return kept
-
-
-def _prefix(item: Item, lines: list[str]) -> Item:
-    last = item.start + len(lines) - 1
-    evidence = tuple(e for e in item.evidence if e.endLine <= last)
-    return Item(item.file, item.start, tuple(lines), item.claimed, evidence, item.mismatched)
-
-
-def _excerpt(raw: profile.RawResult) -> str:
-    """The start of a reply, on one line: its structured content, else its text."""
-    shown = canonical_text(raw.structured) if raw.structured is not None else raw.text
-    flat = " ".join(shown.split())
-    return flat if len(flat) <= _EXCERPT_CHARS else flat[: _EXCERPT_CHARS - 1] + "…"
-
-
-def _parser(
-    shape: Literal["hits", "resources"], *, emulated: bool
-) -> Callable[[profile.ParseInput], CallOutcome]:
-    def parse(call: profile.ParseInput) -> CallOutcome:
-        if call.raw.is_error:
-            raise AdapterCallError(
-                "tool_call_failed", "product_error", f"{call.tool}: {call.raw.text[:200]}"
-            )
-        try:
-            items = _hit_items(call) if shape == "hits" else _resource_items(call)
-        except AdapterCallError as exc:
-            if exc.code == "invalid_tool_result":
-                # Say which setting failed to match what came back, and show what came back.
-                exc.args = (f"{exc} (results.shape = {shape!r}); reply: {_excerpt(call.raw)}",)
-            raise
-        if call.tool == "search":
-            content = canonical_text({"results": [item.claimed for item in items]})
-            return _outcome("candidates", content, items)
-        items = _read_items(call, items)
-        if call.tool == "multi_get":
-            max_bytes = call.arguments.get("maxBytes")
-            items = _cut(items, None if max_bytes is None else int(max_bytes))
-        # Contract v1.0: a read's content is its evidence texts (the served lines that equal the
-        # snapshot, blank lines never) joined by LF, whatever else the server sent.
-        content = read_content([evidence for item in items for evidence in item.evidence])
-        outcome = _outcome("source", content, items)
-        if call.tool == "multi_get" and emulated:
-            note = f"multi_get emulated: {len(call.arguments['uris'])} get calls"
-            return replace(outcome, diagnostics=(*outcome.diagnostics, note))
-        return outcome
-
-    return parse
-
-
 # -- readiness and the profile -------------------------------------------------------------------
 
 
-def _probe(config: BackendConfig) -> profile.ReadinessProbe:
-    mapper = _mapper(config.tools.search)
+def _probe(
+    config: BackendConfig, config_dir: Path, ids: ServerIds | None
+) -> profile.ReadinessProbe:
+    mapper = _mapper(config.tools.search, config_dir, ids)
 
     def arguments(scope: profile.CallScope) -> dict[str, Any]:
         words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
@@ -571,6 +446,24 @@ def _probe(config: BackendConfig) -> profile.ReadinessProbe:
             )
 
     return profile.ReadinessProbe(config.tools.search.name, arguments, check)
+
+
+def _wait_ready(config: BackendConfig, config_dir: Path) -> profile.ReadyWait | None:
+    """The ``[ready]`` wait: a plain search (no scope, no task yet) with the fixed arguments."""
+    if config.ready is None:
+        return None
+    search = config.tools.search
+    pattern = re.compile(config.ready.not_ready)
+
+    def not_ready(raw: profile.RawResult) -> bool:
+        return raw.is_error or pattern.search(replies.reply_text(raw)) is not None
+
+    fixed = _fixed(search, config_dir)
+
+    def arguments(root: Path) -> dict[str, Any]:
+        return {search.arguments["query"]: "the"} | fixed(root)
+
+    return profile.ReadyWait(search.name, arguments, not_ready, config.ready.interval_s)
 
 
 def _capabilities(config: BackendConfig) -> Capabilities:
@@ -587,44 +480,98 @@ def _emulates_multi_get(config: BackendConfig) -> bool:
     return config.tools.multi_get is None and config.tools.get is not None
 
 
-def _bindings(config: BackendConfig) -> tuple[profile.ToolBinding, ...]:
-    shape = config.results.shape
+def _server_fields(mapping: ToolMapping) -> tuple[str, ...]:
+    """The input fields the server's tool must declare: mapped and fixed arguments (of a
+    dotted name, its top-level field)."""
+    names = (*mapping.arguments.values(), *(mapping.fixed or {}))
+    return tuple(dict.fromkeys(name.split(".")[0] for name in names))
+
+
+def _bindings(
+    config: BackendConfig, config_dir: Path, ids: ServerIds | None
+) -> tuple[profile.ToolBinding, ...]:
     bindings = [
         profile.ToolBinding(
             tool,
             mapping.name,
-            tuple(mapping.arguments.values()),
-            _mapper(mapping),
-            _fan_out(mapping, shape) if tool == "search" else None,
+            _server_fields(mapping),
+            _mapper(mapping, config_dir, ids),
+            _fan_out(mapping, config.reading(tool), config_dir, ids) if tool == "search" else None,
         )
         for tool, mapping in config.tools.bound().items()
     ]
     if config.tools.get is not None and _emulates_multi_get(config):
-        bindings.append(_multi_get_by_get(config.tools.get, shape))
+        get = config.tools.get
+        bindings.append(_multi_get_by_get(get, config.reading("get"), config_dir, ids))
     return tuple(bindings)
 
 
 def _multi_get_by_get(
-    mapping: ToolMapping, shape: Literal["hits", "resources"]
+    mapping: ToolMapping, reading: ResultReading, config_dir: Path, ids: ServerIds | None
 ) -> profile.ToolBinding:
-    """``multi_get`` as one call of the server's ``get`` per uri, in request order, merged into
-    one result; the contract's ``maxBytes`` cut then applies to the merged documents as it does
-    to a real multi-document read. Each receipt's diagnostics say the read was emulated."""
-    mapper = _mapper(mapping)
+    """``multi_get`` as one call of the server's ``get`` per uri, in request order; the
+    contract's ``maxBytes`` cut then applies to the documents together as it does to a real
+    multi-document read. Each receipt's diagnostics say the read was emulated."""
+    mapper = _mapper(mapping, config_dir, ids)
 
     def split(
         arguments: dict[str, Any], scope: profile.CallScope
     ) -> tuple[dict[str, Any], ...] | None:
         return tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"])
 
-    merge = _merge_hits if shape == "hits" else _merge_resources
     return profile.ToolBinding(
         "multi_get",
         mapping.name,
-        tuple(mapping.arguments.values()),
+        _server_fields(mapping),
         mapper,
-        profile.FanOut(split=split, merge=merge),
+        profile.FanOut(split=split, merge=_merge(reading)),
     )
+
+
+def _parse(
+    config: BackendConfig, mapped: MappedReplies
+) -> Callable[[profile.ParseInput], CallOutcome]:
+    """Each contract tool's replies read by its own ``results`` setting."""
+    emulated = _emulates_multi_get(config)
+    scoped = "collection" in config.tools.search.arguments
+    parsers: dict[str, Callable[[profile.ParseInput], CallOutcome]] = {}
+    for tool in (*config.tools.bound(), *(["multi_get"] if emulated else [])):
+        shape = mapped.reading(tool).shape
+        if shape in ("hits", "resources"):
+            parsers[tool] = contract_shapes.parser(shape, emulated=emulated, scoped=scoped)
+        else:
+            parsers[tool] = mapped.parse
+    return lambda call: parsers[call.tool](call)
+
+
+def mapping_statements(config: BackendConfig) -> dict[str, str]:
+    """What a report must say of how the kit reads this server (preparation details)."""
+    found: dict[str, str] = {}
+    if "collection" not in config.tools.search.arguments:
+        found["scope"] = (
+            "the server takes no scope: the kit drops (and counts) search results outside "
+            "the task's collections"
+        )
+    if config.corpus_mode == "copy":
+        found["corpus"] = "the server indexed a writable copy of the snapshot (corpus = copy)"
+    if _emulates_multi_get(config):
+        found["multiGet"] = "emulated by one get per uri"
+    return found
+
+
+def _server_ids(config: BackendConfig, snapshot: CorpusSnapshot) -> ServerIds:
+    template = config.id_mapping.prefix
+
+    def prefix(root: Path | None) -> str:
+        corpus = "" if root is None else str(root / CORPUS_DIR)
+        return template.replace("{corpus}", corpus)
+
+    return ServerIds(document_ids(config.id_mapping, snapshot), prefix)
+
+
+def _renames_documents(config: BackendConfig) -> bool:
+    """Whether the agent's URIs must be sent as other ids (else they go as they are)."""
+    return config.ids is not None and (config.ids.form != "uri" or bool(config.ids.prefix))
 
 
 def _identity_dump(config: BackendConfig) -> dict[str, Any]:
@@ -649,6 +596,12 @@ def configured_profile(
     def server_command(root: Path) -> tuple[str, ...]:
         return tuple(_fill(part, root, config_dir) for part in command)
 
+    server_ids = _server_ids(config, snapshot)
+    ids = server_ids if _renames_documents(config) else None
+    mapped = MappedReplies(
+        config=config, ids=server_ids, emulated_multi_get=_emulates_multi_get(config)
+    )
+
     return profile.McpProfile(
         adapter_id=config.id,
         config_json=canonical_text(
@@ -665,9 +618,15 @@ def configured_profile(
         command=server_command,
         environment=_environment(config, config_dir),
         sandbox_paths=lambda root: (config_dir,),
-        bindings=_bindings(config),
-        parse=_parser(config.results.shape, emulated=_emulates_multi_get(config)),
-        readiness=_probe(config),
+        writable_paths=lambda root: (
+            *((root / CORPUS_DIR,) if config.corpus_mode == "copy" else ()),
+            root / HOME_DIR,
+        ),
+        bindings=_bindings(config, config_dir, ids),
+        parse=_parse(config, mapped),
+        readiness=_probe(config, config_dir, ids),
+        wait_ready=_wait_ready(config, config_dir),
+        skip_stdout_text=config.stdout_text == "skip",
         max_message_bytes=config.max_message_bytes,
         http=http,
     )

@@ -72,6 +72,8 @@ class CallScope:
     task: AgentTask
     snapshot: CorpusSnapshot
     product_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # The attached server's prepared root (a server may name documents by absolute paths in it).
+    prepared_root: Path | None = None
 
     @property
     def collections(self) -> tuple[str, ...]:
@@ -88,10 +90,11 @@ class FanOut:
     """One contract call answered by several product calls (e.g. one per collection, for a
     server that scopes a search to a single collection): ``split`` gives each call's product
     arguments (None: a single call, as ``map_arguments`` maps it); ``merge`` joins the results
-    in that order into one result for the parser."""
+    in that order into one result for the parser (None: the parser gets every result, in
+    ``ParseInput.parts``)."""
 
     split: Callable[[dict[str, Any], CallScope], tuple[dict[str, Any], ...] | None]
-    merge: Callable[[Sequence[RawResult]], RawResult]
+    merge: Callable[[Sequence[RawResult]], RawResult] | None
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ class ParseInput:
     product_arguments: dict[str, Any]
     scope: CallScope
     raw: RawResult
+    # Each product call's result, in order, when a fan-out leaves merging to the parser.
+    parts: tuple[RawResult, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,18 @@ class ReadinessProbe:
     product_tool: str
     arguments: Callable[[CallScope], dict[str, Any]]
     check: Callable[[RawResult], None]
+
+
+@dataclass(frozen=True)
+class ReadyWait:
+    """A server that answers before it is ready: after every start, ``product_tool`` is called
+    with ``arguments`` every ``interval_s`` until ``not_ready`` says the reply is a real one,
+    within the start-up budget."""
+
+    product_tool: str
+    arguments: Callable[[Path], dict[str, Any]]  # for a prepared root
+    not_ready: Callable[[RawResult], bool]
+    interval_s: float
 
 
 @dataclass(frozen=True)
@@ -164,10 +181,16 @@ class McpProfile:
     startup_timeout_s: float | None = None
     # Values no message about this product may carry (a backend config's ``secret_env``).
     secrets: Secrets = NO_SECRETS
+    # What under the prepared root the server may change (a writable corpus copy, its home).
+    writable_paths: Callable[[Path], tuple[Path, ...]] = no_extra_paths
+    wait_ready: ReadyWait | None = None
+    # Whether non-JSON lines on a stdio server's stdout are skipped (``ConnectionLimits``).
+    skip_stdout_text: bool = False
 
     def view(self, root: Path, run_root: Path) -> View:
         """What one server process of this profile may see (see ``sandbox.py``)."""
-        return View(read_only=(root, *self.sandbox_paths(root)), writable=(run_root,))
+        writable = (*self.writable_paths(root), run_root)
+        return View(read_only=(root, *self.sandbox_paths(root)), writable=writable)
 
     @property
     def config(self) -> dict[str, Any]:

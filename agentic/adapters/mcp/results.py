@@ -20,14 +20,19 @@ from typing import Any
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.mcp.profile import CallScope, ParseInput
+from agentic.adapters.mcp.profile import CallScope, ParseInput, RawResult
 from agentic.adapters.reads import line_evidence, scope_violation
+from agentic.contract.canonical import canonical_text
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
 from agentic.fixture.snapshot import CorpusFile
 
 _URI = re.compile(r"^gno://([^/]+)/(.+)$")
 PRODUCT_CODE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+# Why evidence from a configured server carries no backend hashes (its receipts say so).
+CONFIG_HASH_REASON = "backend config servers return no source/span hashes"
+# How much of a reply a diagnostic quotes when it cannot be read as the configured shape.
+EXCERPT_CHARS = 300
 
 StructuredParser = Callable[[ParseInput, dict[str, Any]], CallOutcome]
 
@@ -85,6 +90,13 @@ def collection_of(uri: str) -> str:
     if match is None:
         raise invalid(f"result uri {uri!r} is not a gno:// coordinate")
     return match.group(1)
+
+
+def call_collections(call: ParseInput) -> tuple[str, ...]:
+    """The collections a call's results may come from: the one a search named, else every
+    collection of the task."""
+    named = call.arguments.get("collection")
+    return (str(named),) if call.tool == "search" and named is not None else call.scope.collections
 
 
 def scoped_file(scope: CallScope, uri: str, collections: Sequence[str] | None = None) -> CorpusFile:
@@ -186,6 +198,13 @@ def mismatch_note(uri: str, count: int) -> list[str]:
     if not count:
         return []
     return [f"{count} returned line(s) of {uri} differ from the snapshot; no evidence for them"]
+
+
+def excerpt(raw: RawResult) -> str:
+    """The start of a reply, on one line: its structured content, else its text."""
+    shown = canonical_text(raw.structured) if raw.structured is not None else raw.text
+    flat = " ".join(shown.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
 
 
 def parse_structured(

@@ -1,0 +1,306 @@
+"""Replies of a configured server read as contract results: ids mapped, text aligned, scope kept.
+
+``replies.py`` extracts what the server claims; this module decides what of it is evidence,
+always on the verified snapshot:
+
+- the document: the server's id mapped to a snapshot file (``server_ids.py``), or, for a reply
+  that names none, the document the ``get`` asked for;
+- scope: a server with no scope argument (its search maps no ``collection``) may return any
+  document it indexed, so results outside the task's collections, or outside the collection the
+  agent named, are dropped and counted, never charged to the product as a scope violation; a
+  server that was given the scope and ignored it still commits ``task_scope_violation``;
+- lines: text without line numbers, or whose numbers count lines the server added (front matter
+  it wrote), is aligned to the snapshot (``align.py``: exact lines first, then a trimmed, cut
+  preview by its prefix); a line whose place is ambiguous, or found nowhere, is never evidence,
+  and both are counted in the receipt's diagnostics (``alignment: A aligned, B ambiguous, C
+  unmatched``); a hit with line numbers and no text claims that range's non-blank lines;
+- reads: evidence is cut to the range the agent asked for (a server that returns a whole
+  document for a ranged ``get`` is sliced by the kit), and ``multi_get``'s ``maxBytes`` cut
+  applies as the contract defines it. A read's content is its evidence texts joined by LF.
+
+The agent sees searches as canonical ``{"results": [{"uri", "startLine"?, "endLine"?, "text"?}]}``
+with snapshot URIs, and line numbers where the hit aligned (else none), at most ``limit`` of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentic.adapters.base import CallOutcome, ok_outcome
+from agentic.adapters.errors import AdapterCallError
+from agentic.adapters.mcp import results
+from agentic.adapters.mcp.align import align_block, align_line, preview_key
+from agentic.adapters.mcp.backend_config import BackendConfig, ResultReading
+from agentic.adapters.mcp.profile import ParseInput, RawResult
+from agentic.adapters.mcp.replies import Hit, read_reply
+from agentic.adapters.mcp.server_ids import ServerIds
+from agentic.adapters.reads import line_evidence, nonblank_evidence, read_content, scope_violation
+from agentic.contract.canonical import canonical_text
+from agentic.contract.jsrules import is_blank
+from agentic.contract.receipt import ToolEvidence
+from agentic.fixture.snapshot import CorpusFile
+
+REASON = results.CONFIG_HASH_REASON
+DEFAULT_LIMIT = 10
+
+
+@dataclass
+class Tally:
+    """What one call's alignment and filtering came to, for its diagnostics."""
+
+    aligned: int = 0
+    ambiguous: int = 0
+    unmatched: int = 0
+    dropped: int = 0
+    skipped: int = 0
+
+    def notes(self) -> list[str]:
+        found = [
+            f"alignment: {self.aligned} aligned, {self.ambiguous} ambiguous, "
+            f"{self.unmatched} unmatched"
+        ]
+        if self.dropped:
+            found.append(f"dropped {self.dropped} result(s) outside the call's collections")
+        if self.skipped:
+            found.append(f"{self.skipped} reply line(s) matched no result pattern")
+        return found
+
+
+@dataclass(frozen=True)
+class Located:
+    """One hit on its snapshot file, with the evidence its lines align to."""
+
+    file: CorpusFile
+    hit: Hit
+    evidence: tuple[ToolEvidence, ...]
+    first: int | None = None
+    last: int | None = None
+
+
+@dataclass(frozen=True)
+class MappedReplies:
+    """How one configured server's replies become results (``parse``)."""
+
+    config: BackendConfig
+    ids: ServerIds
+    emulated_multi_get: bool
+
+    def reading(self, tool: str) -> ResultReading:
+        """The ``results`` setting of a contract tool (an emulated ``multi_get`` reads as the
+        ``get`` it is made of)."""
+        return self.config.reading(
+            "get" if tool == "multi_get" and self.emulated_multi_get else tool
+        )
+
+    def parse(self, call: ParseInput) -> CallOutcome:
+        reading = self.reading(call.tool)
+        parts = call.parts or (call.raw,)
+        failed = next((raw for raw in parts if raw.is_error), None)
+        if failed is not None:
+            raise AdapterCallError(
+                "tool_call_failed", "product_error", f"{call.tool}: {failed.text[:200]}"
+            )
+        tally = Tally()
+        try:
+            if call.tool == "search":
+                return self._search(call, parts, reading, tally)
+            return self._read(call, parts, reading, tally)
+        except AdapterCallError as exc:
+            if exc.code == "invalid_tool_result":
+                key = f"tools.{call.tool}.results"
+                exc.args = (
+                    f"{exc} ({key}.shape = {reading.shape!r}); reply: {results.excerpt(parts[0])}",
+                )
+            raise
+
+    # -- search ----------------------------------------------------------------------------------
+
+    def _search(
+        self, call: ParseInput, parts: Sequence[RawResult], reading: ResultReading, tally: Tally
+    ) -> CallOutcome:
+        kept: list[tuple[CorpusFile, Hit]] = []
+        for raw in parts:
+            for hit in self._hits(call, raw, reading, tally):
+                file = self._in_scope(call, hit, None, tally)
+                if file is not None:
+                    kept.append((file, hit))
+        # Only what the agent is shown is aligned (and counted): the first ``limit`` hits.
+        limit = int(call.arguments.get("limit", DEFAULT_LIMIT))
+        located = [_aligned(file, hit, tally) for file, hit in kept[:limit]]
+        shown = [_shown(item) for item in located]
+        evidence = [e for item in located for e in item.evidence]
+        content = canonical_text({"results": shown})
+        return ok_outcome("candidates", content, evidence, 0, tally.notes())
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def _read(
+        self, call: ParseInput, parts: Sequence[RawResult], reading: ResultReading, tally: Tally
+    ) -> CallOutcome:
+        requested = _requested(call)
+        per_part = len(parts) == len(requested) and len(parts) > 1
+        by_uri: dict[str, list[ToolEvidence]] = {uri: [] for uri in requested}
+        for index, raw in enumerate(parts):
+            asked = requested[index] if per_part else requested[0]
+            asked_file = call.scope.snapshot.by_uri(asked)
+            for hit in self._hits(call, raw, reading, tally):
+                file = self._in_scope(call, hit, asked_file, tally)
+                if file is None:
+                    continue
+                found = _aligned(file, hit, tally)
+                if found.file.uri not in by_uri:
+                    raise results.invalid(
+                        f"{call.tool} asked for {requested} and the server served {found.file.uri}"
+                    )
+                by_uri[found.file.uri].extend(found.evidence)
+        evidence = [e for uri in requested for e in _in_range(call, _ordered(by_uri[uri]))]
+        max_bytes = call.arguments.get("maxBytes")
+        if call.tool == "multi_get" and max_bytes is not None:
+            evidence = _cut(evidence, int(max_bytes))
+        notes = tally.notes()
+        if call.tool == "multi_get" and self.emulated_multi_get:
+            notes.append(f"multi_get emulated: {len(requested)} get calls")
+        return ok_outcome("source", read_content(evidence), evidence, 0, notes)
+
+    # -- shared ----------------------------------------------------------------------------------
+
+    def _hits(
+        self, call: ParseInput, raw: RawResult, reading: ResultReading, tally: Tally
+    ) -> tuple[Hit, ...]:
+        read = read_reply(call.tool, raw, reading)
+        tally.skipped += read.skipped_lines
+        return read.hits
+
+    def _in_scope(
+        self, call: ParseInput, hit: Hit, asked: CorpusFile | None, tally: Tally
+    ) -> CorpusFile | None:
+        """The hit's file; None for a search hit outside the call's collections from a server
+        given no scope (dropped and counted)."""
+        file = self._file(call, hit, asked)
+        if file.collection in results.call_collections(call):
+            return file
+        if call.tool == "search" and "collection" not in self.config.tools.search.arguments:
+            tally.dropped += 1
+            return None
+        raise scope_violation(f"the product returned {file.uri}, outside the task's scope")
+
+    def _file(self, call: ParseInput, hit: Hit, asked: CorpusFile | None) -> CorpusFile:
+        if hit.server_id is None:
+            if asked is None:
+                raise results.invalid(f"a {call.tool} result names no document")
+            return asked
+        file = self.ids.file(hit.server_id, call.scope.prepared_root)
+        if file is None:
+            raise AdapterCallError(
+                "unknown_index_document",
+                "product_error",
+                f"the server's document {hit.server_id!r} is not one of the corpus "
+                f"(ids.form = {self.config.id_mapping.form!r})",
+            )
+        return file
+
+
+def _aligned(file: CorpusFile, hit: Hit, tally: Tally) -> Located:
+    if hit.text is None:
+        if hit.line is None:
+            return Located(file, hit, ())
+        end = hit.end if hit.end is not None else hit.line
+        results.check_claimed_lines(file, hit.line, end, f"a hit of {file.uri}")
+        found = nonblank_evidence(file, hit.line, end, REASON)
+        tally.aligned += len(found)
+        return Located(file, hit, tuple(found), hit.line, end)
+    lines = results.span_rule_lines(hit.text)
+    if len(lines) == 1:
+        return _one_line(file, hit, lines[0], tally)
+    block = align_block(file.lines, lines, prefer=hit.line)
+    tally.ambiguous += block.ambiguous
+    found_numbers, continued = _continued_previews(file, lines, block.numbers)
+    tally.unmatched += block.unmatched - continued
+    numbers = sorted(
+        {n for n, text in zip(found_numbers, lines, strict=True) if n and not is_blank(text)}
+    )
+    tally.aligned += len(numbers)
+    evidence = tuple(line_evidence(file, n, REASON) for n in numbers)
+    if not numbers:
+        return Located(file, hit, ())
+    return Located(file, hit, evidence, numbers[0], numbers[-1])
+
+
+def _continued_previews(
+    file: CorpusFile, lines: Sequence[str], numbers: Sequence[int | None]
+) -> tuple[list[int | None], int]:
+    """Unaligned lines right after an aligned one that begin the next document line (a snippet
+    whose last line was cut short): that line is theirs, its place fixed by its neighbour.
+    Returns the numbers with those filled in, and how many were."""
+    found = list(numbers)
+    filled = 0
+    for index in range(1, len(found)):
+        before, text = found[index - 1], lines[index]
+        if found[index] is not None or before is None or is_blank(text):
+            continue
+        key = preview_key(text)
+        if before < len(file.lines) and key and preview_key(file.lines[before]).startswith(key):
+            found[index] = before + 1
+            filled += 1
+    return found, filled
+
+
+def _one_line(file: CorpusFile, hit: Hit, text: str, tally: Tally) -> Located:
+    if is_blank(text):
+        return Located(file, hit, ())
+    match = align_line(file.lines, text, hit.line)
+    if match.number is None:
+        if match.verdict == "ambiguous":
+            tally.ambiguous += 1
+        else:
+            tally.unmatched += 1
+        return Located(file, hit, ())
+    tally.aligned += 1
+    evidence = (line_evidence(file, match.number, REASON),)
+    return Located(file, hit, evidence, match.number, match.number)
+
+
+def _shown(item: Located) -> dict[str, Any]:
+    shown: dict[str, Any] = {"uri": item.file.uri}
+    if item.first is not None and item.last is not None:
+        shown["startLine"] = item.first
+        shown["endLine"] = item.last
+    if item.hit.text is not None:
+        shown["text"] = item.hit.text
+    return shown
+
+
+def _requested(call: ParseInput) -> list[str]:
+    if call.tool == "get":
+        return [str(call.arguments["uri"])]
+    return [str(uri) for uri in call.arguments["uris"]]
+
+
+def _ordered(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
+    """One item per line, in line order (a line two hits both showed is evidence once)."""
+    by_line = {item.startLine: item for item in evidence}
+    return [by_line[line] for line in sorted(by_line)]
+
+
+def _in_range(call: ParseInput, evidence: list[ToolEvidence]) -> list[ToolEvidence]:
+    """A ``get``'s evidence within the lines the agent asked for, whatever the server sent."""
+    if call.tool != "get":
+        return evidence
+    first = int(call.arguments.get("fromLine", 1))
+    count = call.arguments.get("lineCount")
+    last = None if count is None else first + int(count) - 1
+    return [e for e in evidence if e.startLine >= first and (last is None or e.endLine <= last)]
+
+
+def _cut(evidence: list[ToolEvidence], max_bytes: int) -> list[ToolEvidence]:
+    """The contract's ``maxBytes`` prefix: stop before the first line that would pass the cap."""
+    used = 0
+    kept: list[ToolEvidence] = []
+    for item in evidence:
+        used += len(item.text.encode("utf-8"))
+        if used > max_bytes:
+            break
+        kept.append(item)
+    return kept

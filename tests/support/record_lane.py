@@ -1,0 +1,102 @@
+"""``nox -s record -- NAME``: record an endpoint lane's answers with a real model, resumably.
+
+An endpoint lane (``optional/NAME`` in the catalog: an openai-chat agent config and a committed
+LLM cache) is recorded by starting llama-cpp-python's OpenAI-compatible server over the lane's
+locked model (assembled by ``nox -s model``) on the port its config names, then running
+``agentic run --lane optional/NAME --llm-cache-mode record --write``. It runs for hours on two
+cores, so it is made to be stopped and started again: every answer is in the cache as soon as it
+is given (a rerun asks the server only what is not recorded yet), and an interrupted lane's
+journal is resumed (``--resume``). When the lane completes, ``agentic verify optional/NAME``
+replays it with the server stopped: the committed cache alone must reproduce the baseline.
+
+Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from agentic.agents.openai_chat import load_agent_config
+from agentic.lane.journal import journal_folder
+from agentic.model_parts import load_parts_lock
+from agentic.runner.catalog import builtin_catalog
+from tests.support.openai_server import start_server
+
+ROOT = Path(__file__).resolve().parents[2]
+STEP_TIMEOUT_MS = 900_000  # tool calls keep the usual bound; this is only the run's ceiling
+
+
+@dataclass(frozen=True)
+class Recording:
+    """How a lane's model is served: its lock (``locks/<lock>.lock.json``) and the server's
+    chat format and context (the config's context budget must fit it)."""
+
+    lock: str
+    chat_format: str
+    n_ctx: int
+
+
+RECORDINGS = {
+    "qwen-sqlite": Recording(lock="qwen-coder", chat_format="chatml-function-calling", n_ctx=16384),
+}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="record_lane")
+    parser.add_argument("name", choices=sorted(RECORDINGS))
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--lock", action="store_true", help="print the model's lock name")
+    args = parser.parse_args(argv)
+    recording = RECORDINGS[args.name]
+    if args.lock:
+        print(recording.lock)
+        return 0
+    lane = builtin_catalog().lane(f"optional/{args.name}")
+    assert lane.agent_config is not None
+    config = load_agent_config(ROOT / lane.agent_config)
+    lock = load_parts_lock(ROOT / "locks" / f"{recording.lock}.lock.json")
+    model = ROOT / ".cache" / "models" / lock.model.fileName
+    if not model.is_file():
+        raise SystemExit(f"record: {model} is missing: run `nox -s model -- {recording.lock}`")
+    logs = ROOT / ".cache" / "record" / args.name
+    logs.mkdir(parents=True, exist_ok=True)
+    server = start_server(
+        model,
+        chat_format=recording.chat_format,
+        n_ctx=recording.n_ctx,
+        threads=args.threads,
+        port=urlsplit(config.base_url).port,
+        model_alias=config.model,
+        log_path=logs / "server.log",
+        startup_timeout_s=600,
+    )
+    try:
+        code = record(args.name, logs)
+    finally:
+        server.stop()
+    if code not in (0, 1):
+        return code
+    return subprocess.run(
+        [sys.executable, "-m", "agentic", "verify", f"optional/{args.name}"], check=False
+    ).returncode
+
+
+def record(name: str, logs: Path) -> int:
+    target = ROOT / "baselines" / "optional" / name
+    resume = ["--resume"] if journal_folder(target).is_dir() else []
+    argv = [
+        sys.executable, "-m", "agentic", "run", "--lane", f"optional/{name}",
+        "--llm-cache-mode", "record", "--write", *resume,
+        "--timeout-ms", str(STEP_TIMEOUT_MS),
+    ]  # fmt: skip
+    with (logs / "run.log").open("ab") as log:
+        return subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False).returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
