@@ -36,7 +36,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Literal, TypeVar, get_args
 
 from pydantic import ValidationError
 
@@ -46,7 +46,7 @@ from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file, replace_atomically
 from agentic.contract.report import PAIR_SORT_FIELDS, BenchmarkReport, NamesAPair, pair_sort_key
 from agentic.contract.schemas import load_document
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.generation.schema import GenerationReport, GenerationSummary
 from agentic.ranking.metrics import mean
 from agentic.ranking.schema import RankingReport, RankingSummary
@@ -102,9 +102,9 @@ class LoadedReport:
     kind: ReportKind
     label: str
     fixture_fingerprint: str
-    identity: dict[str, Any]
+    identity: JsonObject
     metrics: dict[str, Metric]
-    document: dict[str, Any]
+    document: JsonObject
     baseline_path: str | None  # relative to the baselines root; None: not promotable here
     outcomes: tuple[PairOutcome, ...] = ()  # lane reports: every scored pair
     lane: BenchmarkReport | None = None  # lane reports: the validated report itself
@@ -125,7 +125,7 @@ def _invalid(source: str, exc: ValidationError) -> ContractError:
     return ContractError("invalid_report", f"{source}: {first_error(exc)}")
 
 
-def _validated(model: type[_Tier], document: dict[str, Any], source: str) -> _Tier:
+def _validated(model: type[_Tier], document: JsonObject, source: str) -> _Tier:
     """``document`` read as a tier report, or ContractError(invalid_report) naming the first field
     the model refuses."""
     try:
@@ -157,7 +157,7 @@ def _tier_report(
     report: RankingReport | GenerationReport,
     *,
     metrics: dict[str, Metric],
-    document: dict[str, Any],
+    document: JsonObject,
     baseline_path: str,
 ) -> LoadedReport:
     """A tier report is comparable with another of the same goldens and settings."""
@@ -175,7 +175,7 @@ def _tier_report(
     )
 
 
-def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
+def ranking_report(document: JsonObject, source: str) -> LoadedReport:
     report = _validated(RankingReport, document, source)
     metrics: dict[str, Metric] = {}
     for run in report.runs:
@@ -189,7 +189,7 @@ def ranking_report(document: dict[str, Any], source: str) -> LoadedReport:
     )
 
 
-def generation_report(document: dict[str, Any], source: str) -> LoadedReport:
+def generation_report(document: JsonObject, source: str) -> LoadedReport:
     report = _validated(GenerationReport, document, source)
     metrics: dict[str, Metric] = {}
     for mode, data in sorted(report.modes.items()):
@@ -208,7 +208,7 @@ def _pair_key(record: NamesAPair) -> tuple[str, ...]:
     return pair_sort_key(record)
 
 
-def _json_pair_key(receipt: dict[str, Any]) -> tuple[str, ...]:
+def _json_pair_key(receipt: JsonObject) -> tuple[str, ...]:
     return tuple(str(receipt[field]) for field in PAIR_SORT_FIELDS)
 
 
@@ -232,7 +232,7 @@ def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
     return metrics
 
 
-def lane_report(document: dict[str, Any], source: str) -> LoadedReport:
+def lane_report(document: JsonObject, source: str) -> LoadedReport:
     report = load_document("benchmark-report", document, source=source)
     check_fingerprints(report, source)  # metrics below come from content its hash vouches for
     schedule = sorted(

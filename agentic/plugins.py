@@ -47,6 +47,7 @@ from agentic.contract.errors import ContractError, FailureClass
 from agentic.contract.receipt import Capabilities, CapabilityState, ToolEvidence, ToolResult
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.runner.entries import (
@@ -82,6 +83,8 @@ __all__ = [
     "FailureClass",
     "Hit",
     "IndexedAdapter",
+    "JsonObject",
+    "JsonValue",
     "LexicalIndex",
     "OpenedAgent",
     "PreparedIndex",

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 from functools import cache
 from types import MappingProxyType
-from typing import Any
 
 import jsonschema
 
 from agentic.contract.canonical import canonical_bytes, canonical_text, fingerprint
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleEvidence, VisibleResult
+from agentic.contract.strict_json import JsonObject
 
 TOOLS_FINGERPRINT = "962605265a83834284686f2f41838c358bd1c2d67632efcdfb0897abdb58f484"
 TOOL_NAMES: tuple[str, ...] = ("get", "multi_get", "search")
@@ -27,7 +27,7 @@ _STRINGS = {"type": "array", "items": {"type": "string"}}
 _BOOLEAN = {"type": "boolean"}
 _POSITIVE = {"type": "integer", "minimum": 1}
 
-_DEFINITIONS: tuple[dict[str, Any], ...] = (
+_DEFINITIONS: tuple[JsonObject, ...] = (
     {
         "name": "get",
         "description": "Read one source or exact inclusive line range.",
@@ -89,9 +89,9 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
 _FROZEN_TEXT = canonical_text(list(_DEFINITIONS))
 
 
-def tool_definitions() -> list[dict[str, Any]]:
+def tool_definitions() -> list[JsonObject]:
     """A fresh copy of the frozen definitions, sorted by name."""
-    definitions: list[dict[str, Any]] = json.loads(_FROZEN_TEXT)
+    definitions: list[JsonObject] = json.loads(_FROZEN_TEXT)
     return definitions
 
 

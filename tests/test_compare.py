@@ -12,6 +12,7 @@ import pytest
 
 from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
+from agentic.contract.strict_json import JsonObject
 from agentic.lane import LaneRequest, execute_lane
 from tests.support.goldens import tiny_goldens, write_goldens
 from tests.support.reports import resealed
@@ -25,12 +26,12 @@ def tiny_with_goldens(root: Path, *, line_ending: str = "\n") -> Path:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def reports(tmp_path_factory: pytest.TempPathFactory) -> JsonObject:
     """One real report of each kind from the tiny fixture, as JSON values."""
     base = tmp_path_factory.mktemp("reports")
     fixture = tiny_with_goldens(base / "fx")
     crlf = tiny_with_goldens(base / "fx-crlf", line_ending="\r\n")
-    found: dict[str, Any] = {}
+    found: JsonObject = {}
     for name, root in (("ranking", fixture), ("ranking-crlf", crlf)):
         argv = ["ranking", "--fixture", str(root), "--adapter", "lexical,capsule", "--quiet"]
         assert main([*argv, "--report", str(base / name)]) == 0
@@ -99,7 +100,7 @@ def set_lexical(name: str, value: float) -> Callable[[Any], None]:
 
 
 def test_identical_ranking_reports_pass(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     code, out, _ = outcome(tmp_path, capsys, reports["ranking"], reports["ranking"])
     assert code == 0
@@ -107,7 +108,7 @@ def test_identical_ranking_reports_pass(
 
 
 def test_a_drop_beyond_the_tolerance_fails_with_exit_1(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["ranking"]
     recall = lexical_overall(base)["recall"]
@@ -118,7 +119,7 @@ def test_a_drop_beyond_the_tolerance_fails_with_exit_1(
 
 
 def test_a_drop_within_the_tolerance_passes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("ndcg", lexical_overall(base)["ndcg"] - 0.01))
@@ -128,7 +129,7 @@ def test_a_drop_within_the_tolerance_passes(
 
 
 def test_the_tolerance_option_widens_the_gate(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("mrr", lexical_overall(base)["mrr"] - 0.05))
@@ -136,7 +137,7 @@ def test_the_tolerance_option_widens_the_gate(
 
 
 def test_a_rise_of_a_lower_is_better_rate_is_a_regression(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = changed(reports["ranking"], set_lexical("nonEmptyRate", 0.0))
     new = changed(base, set_lexical("nonEmptyRate", 1.0))
@@ -146,7 +147,7 @@ def test_a_rise_of_a_lower_is_better_rate_is_a_regression(
 
 
 def test_an_adapter_missing_from_new_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["ranking"]
     new = changed(
@@ -158,7 +159,7 @@ def test_an_adapter_missing_from_new_fails(
 
 
 def test_an_adapter_only_in_new_is_reported_but_not_gated(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     new = reports["ranking"]
     base = changed(
@@ -170,7 +171,7 @@ def test_an_adapter_only_in_new_is_reported_but_not_gated(
 
 
 def test_reports_of_different_fixtures_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     code, out, err = outcome(tmp_path, capsys, reports["ranking"], reports["ranking-crlf"])
     assert code == 2
@@ -179,7 +180,7 @@ def test_reports_of_different_fixtures_are_refused_with_exit_2(
 
 
 def test_reports_with_different_settings_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     new = changed(reports["ranking"], lambda r: r["settings"].update(k=3))
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], new)
@@ -188,7 +189,7 @@ def test_reports_with_different_settings_are_refused_with_exit_2(
 
 
 def test_reports_with_different_goldens_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     new = changed(reports["ranking"], lambda r: r.update(goldensFingerprint="0" * 64))
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], new)
@@ -197,7 +198,7 @@ def test_reports_with_different_goldens_are_refused_with_exit_2(
 
 
 def test_reports_of_different_kinds_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], reports["generation"])
     assert code == 2
@@ -205,7 +206,7 @@ def test_reports_of_different_kinds_are_refused_with_exit_2(
 
 
 def test_a_report_with_an_unknown_field_is_invalid(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     new = changed(reports["ranking"], lambda r: r.update(extra=1))
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], new)
@@ -214,7 +215,7 @@ def test_a_report_with_an_unknown_field_is_invalid(
 
 
 def test_generation_pass_rate_drop_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["generation"]
     new = changed(base, lambda r: r["modes"]["oracle"]["overall"].update(passRate=0.5))
@@ -224,7 +225,7 @@ def test_generation_pass_rate_drop_fails(
 
 
 def test_generation_leakage_rise_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["generation"]
     new = changed(base, lambda r: r["modes"]["e2e"]["overall"].update(leakageRate=0.2))
@@ -238,7 +239,7 @@ def lane_scores_of(report: Any, adapter: str) -> list[Any]:
 
 
 def test_identical_lane_reports_pass(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     code, out, _ = outcome(tmp_path, capsys, reports["lane"], reports["lane"])
     assert code == 0
@@ -246,7 +247,7 @@ def test_identical_lane_reports_pass(
 
 
 def test_a_lane_success_drop_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["lane"]
 
@@ -260,7 +261,7 @@ def test_a_lane_success_drop_fails(
 
 
 def test_lane_bytes_growth_beyond_relative_tolerance_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["lane"]
 
@@ -274,7 +275,7 @@ def test_lane_bytes_growth_beyond_relative_tolerance_fails(
 
 
 def test_lane_reports_of_different_agents_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     new = changed(reports["lane"], lambda r: r["environment"].update(agentId="other-agent"))
     code, _, err = outcome(tmp_path, capsys, reports["lane"], new)
@@ -288,7 +289,7 @@ def flip_first_success(report: Any) -> None:
 
 
 def test_compare_refuses_a_hand_edited_report_naming_the_field(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     base = reports["lane"]
     code, out, err = outcome(tmp_path, capsys, base, edited(base, flip_first_success))
@@ -298,7 +299,7 @@ def test_compare_refuses_a_hand_edited_report_naming_the_field(
 
 
 def test_validate_refuses_a_hand_edited_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     path = write(tmp_path / "edited.json", edited(reports["lane"], flip_first_success))
     assert main(["validate", "report", str(path)]) == 2
@@ -307,16 +308,14 @@ def test_validate_refuses_a_hand_edited_report(
 
 
 def test_validate_refuses_an_edited_results_fingerprint_alone(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     document = edited(reports["lane"], lambda r: r.update(resultsFingerprint="0" * 64))
     assert main(["validate", "report", str(write(tmp_path / "r.json", document))]) == 2
     assert "resultsFingerprint" in capsys.readouterr().err
 
 
-def test_validate_accepts_a_report_as_the_kit_wrote_it(
-    tmp_path: Path, reports: dict[str, Any]
-) -> None:
+def test_validate_accepts_a_report_as_the_kit_wrote_it(tmp_path: Path, reports: JsonObject) -> None:
     assert main(["validate", "report", str(write(tmp_path / "r.json", reports["lane"]))]) == 0
 
 
@@ -324,7 +323,7 @@ def test_validate_accepts_a_report_as_the_kit_wrote_it(
 
 
 def test_identical_lane_reports_have_equal_receipts(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     pairs = len(reports["lane"]["receipts"])
     code, out, _ = outcome(tmp_path, capsys, reports["lane"], reports["lane"], "--receipts")
@@ -333,7 +332,7 @@ def test_identical_lane_reports_have_equal_receipts(
 
 
 def test_a_shorter_rerun_matches_the_pairs_it_ran(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     subset = reports["lane-one-task"]
     code, out, _ = outcome(tmp_path, capsys, reports["lane"], subset, "--receipts")
@@ -342,7 +341,7 @@ def test_a_shorter_rerun_matches_the_pairs_it_ran(
 
 
 def test_a_differing_receipt_fails_naming_its_pair_and_first_difference(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     def edit(report: Any) -> None:
         report["receipts"][0]["canonical"]["calls"][0]["arguments"]["query"] = "edited"
@@ -356,7 +355,7 @@ def test_a_differing_receipt_fails_naming_its_pair_and_first_difference(
 
 
 def test_a_pair_the_base_never_ran_is_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     code, _, err = outcome(
         tmp_path, capsys, reports["lane-one-task"], reports["lane"], "--receipts"
@@ -366,7 +365,7 @@ def test_a_pair_the_base_never_ran_is_refused_with_exit_2(
 
 
 def test_receipts_of_reports_of_two_fixtures_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     other = changed(reports["lane"], lambda r: r.update(fixtureFingerprint="f" * 64))
     code, _, err = outcome(tmp_path, capsys, reports["lane"], other, "--receipts")
@@ -375,7 +374,7 @@ def test_receipts_of_reports_of_two_fixtures_are_refused_with_exit_2(
 
 
 def test_receipts_of_a_ranking_report_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], reports["ranking"], "--receipts")
     assert code == 2
@@ -383,7 +382,7 @@ def test_receipts_of_a_ranking_report_are_refused(
 
 
 def test_promote_files_a_first_baseline_under_its_fingerprint(
-    tmp_path: Path, reports: dict[str, Any]
+    tmp_path: Path, reports: JsonObject
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
     baselines = tmp_path / "baselines"
@@ -393,7 +392,7 @@ def test_promote_files_a_first_baseline_under_its_fingerprint(
 
 
 def test_a_first_promotion_never_replaces_an_existing_baseline(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
     argv = ["compare", str(report), "--promote", "--baselines", str(tmp_path / "b")]
@@ -402,9 +401,7 @@ def test_a_first_promotion_never_replaces_an_existing_baseline(
     assert "baseline_exists" in capsys.readouterr().err
 
 
-def test_baselines_of_two_fixtures_live_side_by_side(
-    tmp_path: Path, reports: dict[str, Any]
-) -> None:
+def test_baselines_of_two_fixtures_live_side_by_side(tmp_path: Path, reports: JsonObject) -> None:
     baselines = tmp_path / "baselines"
     for name in ("ranking", "ranking-crlf"):
         report = write(tmp_path / f"{name}.json", reports[name])
@@ -412,7 +409,7 @@ def test_baselines_of_two_fixtures_live_side_by_side(
     assert len(list((baselines / "ranking").iterdir())) == 2
 
 
-def test_a_passing_comparison_promotes_new(tmp_path: Path, reports: dict[str, Any]) -> None:
+def test_a_passing_comparison_promotes_new(tmp_path: Path, reports: JsonObject) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("recall", 1.0))
     baselines = tmp_path / "baselines"
@@ -422,7 +419,7 @@ def test_a_passing_comparison_promotes_new(tmp_path: Path, reports: dict[str, An
     assert target.read_bytes() == canonical_bytes(new)
 
 
-def test_a_failing_comparison_promotes_nothing(tmp_path: Path, reports: dict[str, Any]) -> None:
+def test_a_failing_comparison_promotes_nothing(tmp_path: Path, reports: JsonObject) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("recall", 0.0))
     baselines = tmp_path / "baselines"
@@ -431,7 +428,7 @@ def test_a_failing_comparison_promotes_nothing(tmp_path: Path, reports: dict[str
     assert not baselines.exists()
 
 
-def test_generation_baselines_are_filed_per_model(tmp_path: Path, reports: dict[str, Any]) -> None:
+def test_generation_baselines_are_filed_per_model(tmp_path: Path, reports: JsonObject) -> None:
     report = write(tmp_path / "g.json", reports["generation"])
     baselines = tmp_path / "baselines"
     assert main(["compare", str(report), "--promote", "--baselines", str(baselines)]) == 0
@@ -440,7 +437,7 @@ def test_generation_baselines_are_filed_per_model(tmp_path: Path, reports: dict[
 
 
 def test_lane_reports_are_not_promoted_here(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     report = write(tmp_path / "l.json", reports["lane"])
     argv = ["compare", str(report), "--promote", "--baselines", str(tmp_path / "b")]
@@ -449,7 +446,7 @@ def test_lane_reports_are_not_promoted_here(
 
 
 def test_one_report_without_promote_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, Any]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
     assert main(["compare", str(report)]) == 2

@@ -18,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from agentic.adapters.errors import AdapterCallError
 from agentic.contract.receipt import Capabilities, CapabilityState, ToolEvidence, ToolResult
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.tools import TOOL_NAMES, argument_errors
@@ -70,15 +71,13 @@ def ok_outcome(
 
 
 class AdapterSession(Protocol):
-    def list_tools(self) -> list[dict[str, Any]]:
+    def list_tools(self) -> list[JsonObject]:
         """The tool definitions this session exposes, in the frozen contract's form."""
         ...
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo: ...
 
-    def call(
-        self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float
-    ) -> CallOutcome: ...
+    def call(self, tool_name: str, arguments: JsonObject, *, timeout_s: float) -> CallOutcome: ...
 
     def close(self) -> None: ...
 
@@ -90,7 +89,7 @@ class Adapter(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> JsonObject:
         """The adapter's configuration object; its fingerprint is the receipt's config fp."""
         ...
 
@@ -129,7 +128,7 @@ def declared_capabilities(
     )
 
 
-def check_tool_call(tool_name: str, arguments: dict[str, Any]) -> None:
+def check_tool_call(tool_name: str, arguments: JsonObject) -> None:
     """The frozen contract's guard before any adapter answers a call: a known tool, with
     arguments its schema accepts. Both failures are the agent's."""
     if tool_name not in TOOL_NAMES:

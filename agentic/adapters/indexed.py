@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agentic.adapters import reads
 from agentic.adapters.base import (
@@ -37,6 +36,7 @@ from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.lexical_index import INDEX_FILE, LexicalIndex, build_index
 from agentic.contract.canonical import fingerprint
 from agentic.contract.receipt import Capabilities
+from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.tools import tool_definitions
@@ -59,7 +59,7 @@ class SearchContext:
     config_fingerprint: str
 
 
-SearchFn = Callable[[SearchContext, dict[str, Any], float], CallOutcome]
+SearchFn = Callable[[SearchContext, JsonObject, float], CallOutcome]
 
 
 def deadline_after(timeout_s: float) -> float:
@@ -73,7 +73,7 @@ def check_deadline(deadline: float) -> None:
 
 
 def prepare_index(
-    adapter_id: str, config: dict[str, Any], snapshot: CorpusSnapshot, root: Path
+    adapter_id: str, config: JsonObject, snapshot: CorpusSnapshot, root: Path
 ) -> PreparedIndex:
     """Build the index under ``root`` (a fresh folder owned by this adapter)."""
     started = time.perf_counter()
@@ -91,7 +91,7 @@ def prepare_index(
 
 
 def check_prepared(
-    adapter_id: str, config: dict[str, Any], snapshot: CorpusSnapshot, prepared: PreparedIndex
+    adapter_id: str, config: JsonObject, snapshot: CorpusSnapshot, prepared: PreparedIndex
 ) -> None:
     if prepared.adapter_id != adapter_id:
         raise AdapterError(
@@ -116,7 +116,7 @@ def check_snapshot(expected: CorpusSnapshot, given: CorpusSnapshot) -> None:
 
 def attach_index(
     adapter_id: str,
-    config: dict[str, Any],
+    config: JsonObject,
     snapshot: CorpusSnapshot,
     prepared: PreparedIndex,
     search: SearchFn,
@@ -161,7 +161,7 @@ class IndexedSession:
         self._task: AgentTask | None = None
         self._closed = False
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    def list_tools(self) -> list[JsonObject]:
         return tool_definitions()
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
@@ -173,7 +173,7 @@ class IndexedSession:
         startup, self._pending_startup_ms = self._pending_startup_ms, None
         return ResetInfo(startup_ms=startup, model_load_ms=None)
 
-    def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+    def call(self, tool_name: str, arguments: JsonObject, *, timeout_s: float) -> CallOutcome:
         self._require_open()
         deadline = deadline_after(timeout_s)
         outcome = self._dispatch(tool_name, arguments, deadline)
@@ -182,7 +182,7 @@ class IndexedSession:
         check_deadline(deadline)
         return outcome
 
-    def _dispatch(self, tool_name: str, arguments: dict[str, Any], deadline: float) -> CallOutcome:
+    def _dispatch(self, tool_name: str, arguments: JsonObject, deadline: float) -> CallOutcome:
         check_tool_call(tool_name, arguments)
         task = self._task
         if task is None:
@@ -219,7 +219,7 @@ class IndexedAdapter:
     def __init__(
         self,
         adapter_id: str,
-        config: Mapping[str, Any],
+        config: Mapping[str, JsonValue],
         search: SearchFn,
         snapshot: CorpusSnapshot,
     ) -> None:
@@ -233,7 +233,7 @@ class IndexedAdapter:
         return INDEXED_CAPABILITIES
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> JsonObject:
         return dict(self._config)
 
     def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:

@@ -24,18 +24,18 @@ get / multi_get: see ``reads.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from agentic.adapters import ids, indexed, reads
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.lexical_index import Hit, first_chunk_end
 from agentic.contract.canonical import canonical_text
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ADAPTER_ID = ids.LEXICAL
 DEFAULT_LIMIT = 20
-CONFIG: dict[str, Any] = {
+CONFIG: JsonObject = {
     "adapter": ADAPTER_ID,
     "version": 1,
     "retrieval": "fts5-bm25-porter",
@@ -62,7 +62,7 @@ class ScopeResult:
     hits: tuple[ScoredHit, ...]
     evidence: tuple[ToolEvidence, ...]
 
-    def payload(self, query: str) -> dict[str, Any]:
+    def payload(self, query: str) -> JsonObject:
         return {
             "mode": "bm25",
             "query": query,
@@ -83,7 +83,7 @@ def normalize(raw_scores: list[float]) -> list[float]:
     return [(worst - raw) / (worst - best) for raw in raw_scores]
 
 
-def search_scopes(context: indexed.SearchContext, arguments: dict[str, Any]) -> tuple[str, ...]:
+def search_scopes(context: indexed.SearchContext, arguments: JsonObject) -> tuple[str, ...]:
     """The collections one search covers: the named one (checked) or every task collection."""
     collection = arguments.get("collection")
     if collection is None:
@@ -115,7 +115,7 @@ def search_scope(
 
 
 def lexical_search(
-    context: indexed.SearchContext, arguments: dict[str, Any], deadline: float
+    context: indexed.SearchContext, arguments: JsonObject, deadline: float
 ) -> CallOutcome:
     query = str(arguments["query"])
     scopes = search_scopes(context, arguments)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from agentic.adapters import ids, indexed, reads
 from agentic.adapters.base import CallOutcome
@@ -25,12 +24,13 @@ from agentic.adapters.errors import AdapterError
 from agentic.contract.envelope import Evidence
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.fixture.spans import extract_span, span_hash
 
 ADAPTER_ID = ids.ORACLE
 ORACLE_HASH_REASON = "oracle evidence is harness-observed from the snapshot"
-CONFIG: dict[str, Any] = {
+CONFIG: JsonObject = {
     "adapter": ADAPTER_ID,
     "version": 1,
     "evalOnly": True,
@@ -79,7 +79,7 @@ class OracleAdapter(indexed.IndexedAdapter):
         super().__init__(ADAPTER_ID, CONFIG, self._oracle_search, snapshot)
 
     def _oracle_search(
-        self, context: indexed.SearchContext, arguments: dict[str, Any], deadline: float
+        self, context: indexed.SearchContext, arguments: JsonObject, deadline: float
     ) -> CallOutcome:
         # No index work to bound, but a call is answered only within its deadline, like any other.
         indexed.check_deadline(deadline)

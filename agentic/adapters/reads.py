@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical_index import LexicalIndex
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
 LEXICAL_HASH_REASON = "lexical results do not provide complete source/span hash pairs"
@@ -125,7 +125,7 @@ def source_outcome(evidence: list[ToolEvidence], invocations: int) -> CallOutcom
 
 
 def get(
-    reader: DocumentReader, scope: TaskScope, arguments: dict[str, Any], deadline: float | None
+    reader: DocumentReader, scope: TaskScope, arguments: JsonObject, deadline: float | None
 ) -> CallOutcome:
     uri = str(arguments["uri"])
     scope.check_uri(uri)
@@ -138,7 +138,7 @@ def get(
 
 
 def multi_get(
-    reader: DocumentReader, scope: TaskScope, arguments: dict[str, Any], deadline: float | None
+    reader: DocumentReader, scope: TaskScope, arguments: JsonObject, deadline: float | None
 ) -> CallOutcome:
     uris = [str(uri) for uri in arguments["uris"]]
     for uri in uris:

@@ -10,11 +10,12 @@ validates it, the same way for every agent, so a deterministic agent gets no spe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import AgenticError
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 
 AgentErrorClass = Literal["agent_error", "harness_error"]
@@ -82,8 +83,6 @@ class Agent(Protocol):
 
     def prompt_fingerprint(self, task: AgentTask) -> str: ...
 
-    def open(
-        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None
-    ) -> AgentSession:
+    def open(self, task: AgentTask, tools: list[JsonObject], *, seed: int | None) -> AgentSession:
         """A session for one trial; ``seed`` is the trial's seed (sampling agents use it)."""
         ...

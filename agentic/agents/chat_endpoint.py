@@ -31,7 +31,6 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
@@ -48,7 +47,7 @@ from agentic.agents.llm_cache import (
 )
 from agentic.contract.credentials import NO_SECRETS, Secrets, recorded_url, url_secrets
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.contract.text import one_line
 
 # MAX_RESPONSE_BYTES lives beside the cache, which holds replays to it; it is this module's cap.
@@ -192,13 +191,13 @@ class Endpoint:
             self.client.close()
             self.client = None
 
-    def get_json(self, path: str) -> dict[str, Any]:
+    def get_json(self, path: str) -> JsonObject:
         return self.exchange(Exchange("GET", path, None))
 
-    def post_json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    def post_json(self, path: str, body: JsonObject) -> JsonObject:
         return self.exchange(Exchange("POST", path, body))
 
-    def exchange(self, exchange: Exchange) -> dict[str, Any]:
+    def exchange(self, exchange: Exchange) -> JsonObject:
         """The JSON object the endpoint answers (from the cache in replay mode)."""
         if self.cache is not None and (
             self.cache.mode == "replay" or self.cache.path(exchange).is_file()
@@ -268,7 +267,7 @@ class Endpoint:
             ) from None
 
 
-def _decoded(exchange: Exchange, response: Response) -> dict[str, Any]:
+def _decoded(exchange: Exchange, response: Response) -> JsonObject:
     """The body as a JSON object, read by the strict parser (never ``json.loads``: a deeply
     nested reply must be a failure code, not a RecursionError)."""
     if response.status == 400 and _TOO_LONG.search(response.body):

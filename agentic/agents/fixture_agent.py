@@ -35,7 +35,6 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from agentic.agents.base import TokenCount
 from agentic.agents.cues import AGENT_ID, LEGACY_VERSION, ClaimCues, CueTable
@@ -45,6 +44,7 @@ from agentic.contract.canonical import canonical_text, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.jsrules import JS_WHITESPACE, is_blank, js_trim, utf16_key
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask, ClaimDefinition
 
 STATE_MACHINE = "search-read-final-cues-v1"
@@ -252,7 +252,7 @@ def _pattern_value(
 
 def extract_value(
     definition: ClaimDefinition, cues: ClaimCues, lines: Sequence[Line], goal: str
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     """The claim value as JSON (``{"type", "value"}``), or None when the lines do not give one."""
     if not lines:
         return None
@@ -278,7 +278,7 @@ def extract_value(
 # ---- the final envelope ------------------------------------------------------------------------
 
 
-def citation(item: Item) -> dict[str, Any]:
+def citation(item: Item) -> JsonObject:
     return {
         "uri": item.uri,
         "sourceHash": item.source_hash,
@@ -290,15 +290,15 @@ def citation(item: Item) -> dict[str, Any]:
     }
 
 
-def citations(lines: Sequence[Line]) -> list[dict[str, Any]]:
+def citations(lines: Sequence[Line]) -> list[JsonObject]:
     """One citation per observed item behind the selected lines, first occurrence first."""
     items = dict.fromkeys(line.item for line in lines)
     return [citation(item) for item in items]
 
 
-def build_final_envelope(task: AgentTask, table: CueTable, items: Sequence[Item]) -> dict[str, Any]:
-    claims: list[dict[str, Any]] = []
-    gaps: list[dict[str, Any]] = []
+def build_final_envelope(task: AgentTask, table: CueTable, items: Sequence[Item]) -> JsonObject:
+    claims: list[JsonObject] = []
+    gaps: list[JsonObject] = []
     for definition in task.claims:
         cues = table.get(definition.claimKey)
         lines: tuple[Line, ...] = ()
@@ -322,7 +322,7 @@ def build_final_envelope(task: AgentTask, table: CueTable, items: Sequence[Item]
     }
 
 
-def tool_unavailable_envelope(task: AgentTask) -> dict[str, Any]:
+def tool_unavailable_envelope(task: AgentTask) -> JsonObject:
     return {
         "schemaVersion": "1.0",
         "claims": [],
@@ -342,11 +342,11 @@ def search_query(task: AgentTask, table: CueTable) -> str:
     return " ".join(unique) or task.brief.goal
 
 
-def _tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def _tool(name: str, arguments: JsonObject) -> JsonObject:
     return {"kind": "tool", "toolName": name, "arguments": arguments}
 
 
-def _final(envelope: dict[str, Any]) -> dict[str, Any]:
+def _final(envelope: JsonObject) -> JsonObject:
     return {"kind": "final", "envelope": envelope}
 
 
@@ -367,13 +367,13 @@ def _read_step(
     available: frozenset[str],
     last: VisibleCall,
     candidates: Sequence[Item],
-) -> dict[str, Any]:
+) -> JsonObject:
     relevant = _relevant_lines(task, table, last)
     sources = [line.item for line in relevant] or list(candidates)
     uris = list(dict.fromkeys(item.uri for item in sources))
     if len(uris) > 1 and "multi_get" in available:
         return _tool("multi_get", {"uris": uris})
-    arguments: dict[str, Any] = {"uri": uris[0]}
+    arguments: JsonObject = {"uri": uris[0]}
     if relevant:
         arguments |= {"fromLine": relevant[0].number, "lineCount": 1}
     # get's availability is deliberately not checked (contract): a disallowed get is the
@@ -381,7 +381,7 @@ def _read_step(
     return _tool("get", arguments)
 
 
-def planned_reads(task: AgentTask, table: CueTable, call: VisibleCall) -> list[dict[str, Any]]:
+def planned_reads(task: AgentTask, table: CueTable, call: VisibleCall) -> list[JsonObject]:
     """From cue table 1.1: one ``get`` per page holding cued candidate lines, first seen first,
     over the lines from its first to its last cued one. Whole-page reads of real documentation
     overrun a task's byte budget and cite nothing more."""
@@ -396,7 +396,7 @@ def planned_reads(task: AgentTask, table: CueTable, call: VisibleCall) -> list[d
 
 def _ranged_step(
     task: AgentTask, table: CueTable, calls: Sequence[VisibleCall]
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     """The next planned read or the final step; None when no search returned candidates.
 
     Candidates without a cued line are final as they are: the backend did not surface the
@@ -414,7 +414,7 @@ def _ranged_step(
 
 def decide(
     task: AgentTask, table: CueTable, available: frozenset[str], calls: Sequence[VisibleCall]
-) -> dict[str, Any]:
+) -> JsonObject:
     """The next step as a JSON value: search, then read the candidates, then finalize."""
     if not calls:
         if "search" not in available:
@@ -481,7 +481,7 @@ class FixtureAgent:
         )
 
     def open(
-        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None = None
+        self, task: AgentTask, tools: list[JsonObject], *, seed: int | None = None
     ) -> FixtureSession:
         del seed  # deterministic: the trial seed cannot change a state machine's steps
         listed = frozenset(str(tool.get("name")) for tool in tools)

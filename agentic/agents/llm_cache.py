@@ -29,14 +29,14 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentic.contract.canonical import canonical_bytes, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file, replace_atomically
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 
 CacheMode = Literal["record", "replay", "off"]
 CACHE_MODES: tuple[CacheMode, ...] = ("record", "replay", "off")
@@ -60,9 +60,9 @@ class Exchange:
 
     method: str
     path: str
-    body: dict[str, Any] | None
+    body: JsonObject | None
 
-    def keyed(self) -> dict[str, Any]:
+    def keyed(self) -> JsonObject:
         body = None
         if self.body is not None:
             body = {k: v for k, v in self.body.items() if k not in TRANSPORT_FIELDS}
@@ -104,7 +104,7 @@ class _Stored(BaseModel):
 
     format: Literal["agentic-llm-cache-entry/1"]
     key: str
-    request: dict[str, Any]
+    request: JsonObject
     status: int
     body: str
     bodySha256: str

@@ -50,6 +50,7 @@ from agentic.agents.prompting import (
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 
 AGENT_VERSION = "local-model-agent-v1"
@@ -82,7 +83,7 @@ class LocalModelSettings:
     max_output_tokens: int
     sampling: Sampling
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> JsonObject:
         """The behaviour-deciding settings as JSON (the path is where, not what: left out)."""
         return {
             "agent": AGENT_VERSION,
@@ -254,7 +255,7 @@ class LocalModelAgent:
         )
 
     def open(
-        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None = None
+        self, task: AgentTask, tools: list[JsonObject], *, seed: int | None = None
     ) -> LocalModelSession:
         if seed is None:
             raise ContractError(

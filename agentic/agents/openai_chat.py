@@ -30,7 +30,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -43,7 +43,7 @@ from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.schemas import load_schemas
 from agentic.contract.steps import VisibleCall
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
 from agentic.contract.task import AgentTask
 
 AGENT_VERSION = "openai-chat-agent-v1"
@@ -138,7 +138,7 @@ class OpenAIChatConfig(BaseModel):
     tool_results: Literal["tool", "user"] = "tool"
     timeout_s: Annotated[float, Field(gt=0, le=3600)] = 60.0
     max_retries: Annotated[int, Field(ge=0, le=10)] = 2
-    extra_body: dict[str, Any] = Field(default_factory=dict)
+    extra_body: JsonObject = Field(default_factory=dict)
     # "required": the model must call a tool each turn (final_answer is always one of them).
     tool_choice: Literal["auto", "required"] = "auto"
     # Read a tool call the model wrote as text (``<tool_call>{...}</tool_call>``, a fenced or
@@ -147,10 +147,10 @@ class OpenAIChatConfig(BaseModel):
     text_tool_calls: bool = False
     context_budget: ContextBudget | None = None
 
-    def behaviour(self) -> dict[str, Any]:
+    def behaviour(self) -> JsonObject:
         """What decides the answers: not the URL, timeout, retries or the key's variable.
         Keys added since v1 appear only when set, so an older config keeps its fingerprint."""
-        found: dict[str, Any] = {
+        found: JsonObject = {
             "model": self.model,
             "temperature": self.temperature,
             "seed": self.seed,
@@ -213,7 +213,7 @@ def api_key(config: OpenAIChatConfig, environ: Mapping[str, str]) -> str | None:
 # --- what the model is offered and shown -------------------------------------------------------
 
 
-def function_tools(tools: list[dict[str, Any]], task: AgentTask) -> list[dict[str, Any]]:
+def function_tools(tools: list[JsonObject], task: AgentTask) -> list[JsonObject]:
     """The task's allowed tools (in the task's order) as functions, then ``final_answer``."""
     listed = {str(tool["name"]): tool for tool in tools}
     envelope = {
@@ -249,14 +249,12 @@ FINAL_ONLY_NOTE = (
 )
 
 
-def final_only(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def final_only(tools: list[JsonObject]) -> list[JsonObject]:
     """What the model is offered once its call budget is spent: ``final_answer`` alone."""
     return [tool for tool in tools if tool["function"]["name"] == FINAL_TOOL]
 
 
-def _result_message(
-    call: VisibleCall, call_id: str, role: Literal["tool", "user"]
-) -> dict[str, Any]:
+def _result_message(call: VisibleCall, call_id: str, role: Literal["tool", "user"]) -> JsonObject:
     result = canonical_text(call.result.to_json())
     if role == "tool":
         return {"role": "tool", "tool_call_id": call_id, "content": result}
@@ -265,10 +263,10 @@ def _result_message(
 
 def messages(
     task: AgentTask, calls: tuple[VisibleCall, ...], tool_results: Literal["tool", "user"] = "tool"
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The conversation: the system text, the public task, then each delivered call as the
     model's tool call and its projected result."""
-    conversation: list[dict[str, Any]] = [
+    conversation: list[JsonObject] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": render_task(task)},
     ]
@@ -303,7 +301,7 @@ def _invalid(message: str) -> AgentStepError:
     return AgentStepError("harness_error", "llm_response_invalid", message)
 
 
-def _parsed_or_raw(text: str) -> tuple[Any, bool]:
+def _parsed_or_raw(text: str) -> tuple[JsonValue, bool]:
     try:
         return parse_strict(text, source="model output"), True
     except ContractError:
@@ -321,7 +319,7 @@ def _step(kind: Literal["tool", "final"], name: str, text: str) -> str:
     return json.dumps({"kind": "tool", "toolName": name, "arguments": value}, ensure_ascii=False)
 
 
-def _arguments_text(function: Mapping[str, Any]) -> str:
+def _arguments_text(function: Mapping[str, JsonValue]) -> str:
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         return arguments
@@ -353,7 +351,7 @@ def text_tool_call(content: str) -> str | None:
     return _step(kind, name, json.dumps(value["arguments"], ensure_ascii=False))
 
 
-def step_text(reply: Mapping[str, Any], *, text_calls: bool = False) -> str:
+def step_text(reply: Mapping[str, JsonValue], *, text_calls: bool = False) -> str:
     """The raw step the model's reply amounts to (see the module docstring)."""
     choices = reply.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -437,7 +435,7 @@ class OpenAIChatAgent:
         )
 
     def open(
-        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None
+        self, task: AgentTask, tools: list[JsonObject], *, seed: int | None
     ) -> OpenAIChatSession:
         endpoint = Endpoint(self._settings, self._cache)
         return OpenAIChatSession(self._config, endpoint, task, function_tools(tools, task), seed)
@@ -453,7 +451,7 @@ class Usage:
     completion_tokens: int = 0
     last_prompt_tokens: int | None = None
 
-    def add(self, reply: Mapping[str, Any]) -> None:
+    def add(self, reply: Mapping[str, JsonValue]) -> None:
         self.requests += 1
         self.last_prompt_tokens = None
         usage = reply.get("usage")
@@ -481,7 +479,7 @@ class OpenAIChatSession:
         config: OpenAIChatConfig,
         endpoint: Endpoint,
         task: AgentTask,
-        tools: list[dict[str, Any]],
+        tools: list[JsonObject],
         seed: int | None,
     ) -> None:
         self._config = config
@@ -500,12 +498,12 @@ class OpenAIChatSession:
         attempts = self._config.max_retries + 1
         return self._config.timeout_s * attempts + RATE_LIMIT_BUDGET_S
 
-    def request(self, calls: tuple[VisibleCall, ...]) -> dict[str, Any]:
+    def request(self, calls: tuple[VisibleCall, ...]) -> JsonObject:
         spent = len(calls) >= self._task.budgets.maxAgentCalls
         conversation = messages(self._task, calls, self._config.tool_results)
         if spent:
             conversation.append({"role": "user", "content": FINAL_ONLY_NOTE})
-        body: dict[str, Any] = {
+        body: JsonObject = {
             "model": self._config.model,
             "messages": conversation,
             "tools": final_only(self._tools) if spent else self._tools,

@@ -15,9 +15,10 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
@@ -65,7 +66,7 @@ def read_report(path: Path) -> BenchmarkReport:
     return report
 
 
-def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> dict[str, Any]:
+def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> JsonObject:
     from agentic.report.outcomes import missed_terms
 
     canon, score = receipt.canonical, record.score
@@ -91,7 +92,7 @@ def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> dict[str, Any]:
     }
 
 
-def rows(report: BenchmarkReport) -> list[dict[str, Any]]:
+def rows(report: BenchmarkReport) -> list[JsonObject]:
     from agentic.contract.report import pair_sort_key
 
     if len(report.receipts) != len(report.scores):
@@ -108,7 +109,7 @@ def rows(report: BenchmarkReport) -> list[dict[str, Any]]:
     return found
 
 
-def as_jsonl(table: list[dict[str, Any]]) -> str:
+def as_jsonl(table: list[JsonObject]) -> str:
     return "".join(
         json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n" for row in table
     )
@@ -125,7 +126,7 @@ def _csv_value(value: object) -> str:
     return str(value)
 
 
-def as_csv(table: list[dict[str, Any]]) -> str:
+def as_csv(table: list[JsonObject]) -> str:
     if not table:
         return ""
     out = io.StringIO()

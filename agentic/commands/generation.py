@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import (
     add_force_option,
@@ -24,6 +24,7 @@ from agentic.commands.argtypes import (
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.ranking import add_fixture_options
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ def generation_report(
     progress: Callable[[str], None],
     *,
     catalog: Catalog,
-) -> dict[str, Any]:
+) -> JsonObject:
     """Open the model, run every mode, close the model, and build the report."""
     from agentic.generation import open_model
     from agentic.generation.report import report_json

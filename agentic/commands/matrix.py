@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import progress_printer
 from agentic.commands.argtypes import unique_csv_items as csv_list
@@ -24,6 +24,7 @@ from agentic.commands.generation import (
     load_inputs,
     settings_from,
 )
+from agentic.contract.strict_json import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
@@ -46,15 +47,15 @@ def file_slug(model_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id)
 
 
-def _mode_rate(report: dict[str, Any], mode: str, name: str) -> Any:
+def _mode_rate(report: JsonObject, mode: str, name: str) -> JsonValue:
     found = report["modes"].get(mode)
     return None if found is None else found["overall"][name]
 
 
-def matrix_text(reports: list[dict[str, Any]]) -> str:
+def matrix_text(reports: list[JsonObject]) -> str:
     from agentic.generation.report import table
 
-    def number(value: Any) -> str:
+    def number(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
     header = [

@@ -25,7 +25,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.adapters.qmd import native
 from agentic.adapters.qmd.install import (
@@ -52,6 +52,7 @@ from agentic.adapters.qmd.lockfile import (
 from agentic.adapters.qmd.profiles import preflight_tools, server_identity
 from agentic.contract.canonical import sha256_hex, stable_pretty_json
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.resources import locks_dir
 
@@ -68,7 +69,7 @@ INSTALL_TIMEOUT_S = 900.0
 RUN_TIMEOUT_S = 60.0
 # The models qmd 2.8.3 defaults to, under node-llama-cpp's cache file names, with the size and
 # sha256 the model host reported (not re-measurable here: no model host is reachable).
-DEFAULT_MODELS: tuple[dict[str, Any], ...] = (
+DEFAULT_MODELS: tuple[JsonObject, ...] = (
     {
         "role": "embed",
         "uri": "hf:ggml-org/embeddinggemma-300M-GGUF/embeddinggemma-300M-Q8_0.gguf",

@@ -18,7 +18,7 @@ import argparse
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import (
     add_backend_option,
@@ -31,6 +31,7 @@ from agentic.commands.argtypes import (
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.compare import tolerance
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) 
     )
 
 
-def gate(report: dict[str, Any], args: argparse.Namespace) -> int:
+def gate(report: JsonObject, args: argparse.Namespace) -> int:
     """``agentic compare BASELINE NEW`` with NEW this run's report, as it was (or would be)
     written: its canonical bytes, so gating in memory and gating the file cannot differ."""
     from agentic.compare import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import (
     add_backend_option,
@@ -21,6 +21,7 @@ from agentic.commands.argtypes import (
 )
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
+from agentic.contract.strict_json import JsonObject
 from agentic.resources import default_fixture_dir, lane_fixture_dir, repo_root
 from agentic.runner.pairs import Shard
 
@@ -121,7 +122,7 @@ def _shard(value: str) -> Shard:
         raise argparse.ArgumentTypeError(exc.message) from None
 
 
-def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> dict[str, Any]:
+def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> JsonObject:
     """agent, adapters, promote and replay: from --lane, or from their own options."""
     if args.lane is None:
         return {

@@ -30,7 +30,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentic.commands.argtypes import (
     add_executor_options,
@@ -43,6 +43,7 @@ from agentic.commands.argtypes import (
     progress_printer,
 )
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.resources import lane_fixture_dir
 from agentic.runner.progress import QUIET, Progress
 
@@ -148,7 +149,7 @@ class Verdict:
             f"{self.lane}: ok: resultsFingerprint {self.results_fingerprint} in {runs}; {receipts}"
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "lane": self.lane,
             "mode": self.mode,
@@ -344,7 +345,7 @@ def valid_report(path: Path) -> None:
     check_fingerprints(report, str(path))
 
 
-def model_fingerprints(document: dict[str, Any]) -> set[str]:
+def model_fingerprints(document: JsonObject) -> set[str]:
     return {r["canonical"]["fingerprints"]["model"] for r in document["receipts"]}
 
 

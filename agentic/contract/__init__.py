@@ -9,11 +9,20 @@ from agentic.contract.canonical import (
     stable_pretty_json,
 )
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict, parse_strict_object
+from agentic.contract.strict_json import (
+    JsonArray,
+    JsonObject,
+    JsonValue,
+    parse_strict,
+    parse_strict_object,
+)
 
 __all__ = [
     "ZERO_HASH",
     "ContractError",
+    "JsonArray",
+    "JsonObject",
+    "JsonValue",
     "canonical_bytes",
     "canonical_text",
     "fingerprint",

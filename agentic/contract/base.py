@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -21,6 +21,8 @@ from pydantic import (
     StrictStr,
     ValidationError,
 )
+
+from agentic.contract.strict_json import JsonObject
 
 Str = StrictStr
 Bool = StrictBool
@@ -125,6 +127,6 @@ class ContractModel(BaseModel):
         frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True
     )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The plain JSON value of this model, as it appears on disk."""
         return self.model_dump(mode="json", by_alias=True)

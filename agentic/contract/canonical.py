@@ -46,7 +46,7 @@ from agentic.contract.errors import AgenticError, ContractError
 
 MAX_SAFE_INTEGER = 2**53 - 1
 ZERO_HASH = "0" * 64
-# Any surrogate code point in a Python str is unpaired (pairs decode to one code point).
+# Every surrogate code point in a Python str is unpaired (pairs decode to one code point).
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SEPARATORS = (",", ":")
 

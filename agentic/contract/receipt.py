@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -24,6 +24,7 @@ from agentic.contract.base import (
 )
 from agentic.contract.envelope import FinalEnvelope, Provenance, StopReason
 from agentic.contract.errors import FailureClass
+from agentic.contract.strict_json import JsonObject
 
 __all__ = ["FailureClass"]  # re-exported: receipts are where most readers look for it
 
@@ -105,7 +106,7 @@ class ToolResult(ContractModel):
 class Call(ContractModel):
     callIndex: NonNegativeInt
     toolName: Str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     result: ToolResult
     deliveredToAgent: Bool
     failureCode: Str | None

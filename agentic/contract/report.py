@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
 from pydantic import Field
 
@@ -17,6 +17,7 @@ from agentic.contract.base import (
     TaskId,
 )
 from agentic.contract.receipt import FailureClass, Lifecycle, PairIdentity, TrajectoryReceipt
+from agentic.contract.strict_json import JsonObject
 
 BENCHMARK_ID = "agentic-retrieval@1"
 # How a run isolated its backend child processes (agentic/adapters/sandbox.py).
@@ -67,7 +68,7 @@ class Environment(ContractModel):
     # The endpoint of an openai-chat agent; None for every other agent.
     agentEndpoint: AgentEndpoint | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         data = super().to_json()
         # pythonVersion, isolation and agentEndpoint are our extensions: a report without them
         # (the reference writes none) keeps its own environment bytes, so its
@@ -115,7 +116,7 @@ PAIR_IDENTITY_FIELDS: tuple[str, ...] = tuple(PairIdentity.model_fields)
 PAIR_SORT_FIELDS = ("adapterId", "taskId", "trialId", "lifecycle", "seed", "agentId")
 
 
-def pair_identity(record: NamesAPair) -> dict[str, Any]:
+def pair_identity(record: NamesAPair) -> JsonObject:
     """The six fields that name ``record``'s pair, as every record of it spells them."""
     return {name: getattr(record, name) for name in PAIR_IDENTITY_FIELDS}
 
@@ -209,7 +210,7 @@ class BenchmarkReport(ContractModel):
     capsuleReplays: tuple[CapsuleReplay, ...]
     promotion: Promotion | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         data = super().to_json()
         data["environment"] = self.environment.to_json()  # without its absent extensions
         return data

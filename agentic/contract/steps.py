@@ -6,11 +6,12 @@ no paths, no adapter ids and no backend hashes, by construction.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from agentic.contract.base import ContractModel, NonNegativeInt, Str
 from agentic.contract.envelope import Evidence, FinalEnvelope
 from agentic.contract.receipt import ResultRole
+from agentic.contract.strict_json import JsonObject
 
 
 class VisibleEvidence(Evidence):
@@ -30,14 +31,14 @@ class VisibleResult(ContractModel):
 class VisibleCall(ContractModel):
     callIndex: NonNegativeInt
     toolName: Str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     result: VisibleResult
 
 
 class ToolStep(ContractModel):
     kind: Literal["tool"]
     toolName: Str
-    arguments: dict[str, Any]
+    arguments: JsonObject
 
 
 class FinalStep(ContractModel):

@@ -17,24 +17,35 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, NoReturn, TypeAlias
 
 from agentic.contract.canonical import MAX_SAFE_INTEGER
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 
-JsonValue = Any  # dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None
+# What parsed JSON is, by name, wherever the kit holds it: a parsed document, a tool's arguments
+# or result, a report or receipt document, a request or response body.
+#
+# A value is one of dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None, but
+# the alias leaves it unchecked on purpose: these are JSON values not yet checked field by field
+# (a schema or a model does that), and the recursive union would make every read of a field the
+# schema already guarantees a cast. Code that reads a field whose type matters narrows it with
+# isinstance, as it would have to for a value from the wire anyway. JsonObject and JsonArray name
+# the two containers, so a signature says which one it takes or returns.
+JsonValue: TypeAlias = Any
+JsonObject: TypeAlias = dict[str, JsonValue]
+JsonArray: TypeAlias = list[JsonValue]
 
 # Far beyond any contract document (a report nests about a dozen levels), far below the depth at
 # which Python's recursion limit would turn a hostile input into a traceback.
 MAX_DEPTH = 128
 
 
-class _Pairs(list[tuple[str, Any]]):
+class _Pairs(list[tuple[str, JsonValue]]):
     """Raw key/value pairs of one object, kept until the whole document is parsed."""
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"non-finite number {name} is not JSON")
 
 
@@ -55,7 +66,7 @@ def _escape_pointer(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-# Any surrogate code point in a Python str is unpaired (pairs decode to one code point).
+# Every surrogate code point in a Python str is unpaired (pairs decode to one code point).
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -69,11 +80,11 @@ def _may_hold_surrogates(text: str) -> bool:
     return "\\u" in text or _has_lone_surrogate(text)
 
 
-def _build(value: Any, pointer: str, depth: int, surrogates: bool = True) -> Any:
+def _build(value: JsonValue, pointer: str, depth: int, surrogates: bool = True) -> JsonValue:
     if isinstance(value, list) and depth >= MAX_DEPTH:
         raise ContractError("malformed_json", f"nesting deeper than {MAX_DEPTH} at {pointer}")
     if isinstance(value, _Pairs):
-        result: dict[str, Any] = {}
+        result: JsonObject = {}
         for key, item in value:
             child = f"{pointer}/{_escape_pointer(key)}"
             if surrogates and _has_lone_surrogate(key):
@@ -158,7 +169,7 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
 
 def parse_strict_object(
     data: str | bytes, *, source: str = "input", code: ErrorCodeName | None = None
-) -> dict[str, Any]:
+) -> JsonObject:
     """Like parse_strict, but the top-level value must be an object. With ``code``, every
     failure is raised under that code (a document's own, e.g. ``invalid_cue_table``)."""
     try:

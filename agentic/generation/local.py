@@ -21,13 +21,14 @@ from typing import Any
 
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.generation.model import PROMPT_VERSION, GenerationRequest
 from agentic.locks import AGENT_MODEL_LOCK, ModelPreflight, enforce_offline, preflight_agent_model
 from agentic.resources import locks_dir
 
 LOCAL_PREFIX = "local:"
 MAX_ANSWER_TOKENS = 128
-SAMPLING: dict[str, Any] = {"temperature": 0.0, "topK": 1, "maxTokens": MAX_ANSWER_TOKENS}
+SAMPLING: JsonObject = {"temperature": 0.0, "topK": 1, "maxTokens": MAX_ANSWER_TOKENS}
 LOCK_SUFFIX = ".lock.json"
 
 

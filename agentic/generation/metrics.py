@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
+from agentic.contract.strict_json import JsonObject
 from agentic.ranking.goldens import Golden
 
 MIN_GROUNDED_NUMBER = 10
@@ -108,7 +108,7 @@ class AnswerScore:
     def groundedness(self) -> float | None:
         return self.groundedClaims / self.numericClaims if self.numericClaims else None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "passed": self.passed,
             "correct": self.correct,

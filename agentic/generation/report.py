@@ -22,9 +22,9 @@ The decomposition uses ``passRate``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from agentic.contract.canonical import canonical_bytes
+from agentic.contract.strict_json import JsonObject
 from agentic.generation.runner import GenerationRun, QuestionRun
 from agentic.ranking.goldens import tier_report_header
 from agentic.ranking.metrics import mean
@@ -54,9 +54,9 @@ def _question_rate(question: QuestionRun, flag: str) -> float:
     return 0.0 if rate is None else rate
 
 
-def summarize(questions: Sequence[QuestionRun]) -> dict[str, Any]:
+def summarize(questions: Sequence[QuestionRun]) -> JsonObject:
     stable = [q for q in questions if not q.unstable]
-    summary: dict[str, Any] = {"questions": len(questions), "stable": len(stable)}
+    summary: JsonObject = {"questions": len(questions), "stable": len(stable)}
     for name, flag in _ANSWER_FLAGS.items():
         summary[name] = mean([_question_rate(q, flag) for q in stable])
     grounded = [g for q in stable for a in q.answers if (g := a.score.groundedness) is not None]
@@ -65,7 +65,7 @@ def summarize(questions: Sequence[QuestionRun]) -> dict[str, Any]:
     return summary
 
 
-def mode_json(questions: Sequence[QuestionRun]) -> dict[str, Any]:
+def mode_json(questions: Sequence[QuestionRun]) -> JsonObject:
     tags = sorted({t for q in questions for t in q.golden.tags})
     return {
         "overall": summarize(questions),
@@ -78,7 +78,7 @@ def _difference(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
 
 
-def decomposition(modes: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+def decomposition(modes: dict[str, JsonObject]) -> dict[str, float | None]:
     def rate(mode: str) -> float | None:
         found = modes.get(mode)
         return None if found is None else found["overall"]["passRate"]
@@ -93,7 +93,7 @@ def decomposition(modes: dict[str, dict[str, Any]]) -> dict[str, float | None]:
     }
 
 
-def question_json(question: QuestionRun) -> dict[str, Any]:
+def question_json(question: QuestionRun) -> JsonObject:
     return {
         "goldenId": question.golden.id,
         "mode": question.mode,
@@ -106,8 +106,8 @@ def question_json(question: QuestionRun) -> dict[str, Any]:
     }
 
 
-def report_json(run: GenerationRun) -> dict[str, Any]:
-    modes: dict[str, dict[str, Any]] = {
+def report_json(run: GenerationRun) -> JsonObject:
+    modes: dict[str, JsonObject] = {
         mode: mode_json([q for q in run.questions if q.mode == mode]) for mode in run.settings.modes
     }
     return {
@@ -120,7 +120,7 @@ def report_json(run: GenerationRun) -> dict[str, Any]:
     }
 
 
-def report_bytes(report: dict[str, Any]) -> bytes:
+def report_bytes(report: JsonObject) -> bytes:
     return canonical_bytes(report)
 
 
@@ -134,7 +134,7 @@ def _signed(value: float | None) -> str:
 _COLUMNS = ("pass", "correct", "refusal", "leak", "think", "grounded")
 
 
-def summary_cells(summary: dict[str, Any]) -> list[str]:
+def summary_cells(summary: JsonObject) -> list[str]:
     return [
         f"{summary['stable']}/{summary['questions']}",
         *(format_rate(summary[name]) for name in RATE_NAMES),
@@ -150,7 +150,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     ]
 
 
-def decomposition_lines(parts: dict[str, Any]) -> list[str]:
+def decomposition_lines(parts: JsonObject) -> list[str]:
     return [
         "Decomposition (pass rate over stable questions):",
         f"  oracle               {format_rate(parts['oracle'])}   the model's ceiling with "
@@ -165,11 +165,11 @@ def decomposition_lines(parts: dict[str, Any]) -> list[str]:
     ]
 
 
-def _failure_lines(questions: Sequence[dict[str, Any]]) -> list[str]:
+def _failure_lines(questions: Sequence[JsonObject]) -> list[str]:
     lines = []
     for question in questions:
         failed = [a for a in question["answers"] if not a["passed"]]
-        distinct: dict[str, dict[str, Any]] = {}
+        distinct: dict[str, JsonObject] = {}
         for answer in failed:
             distinct.setdefault(answer["text"], answer)
         for text, answer in distinct.items():
@@ -183,7 +183,7 @@ def _failure_lines(questions: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def render_text(report: dict[str, Any], *, verbose: bool = False) -> str:
+def render_text(report: JsonObject, *, verbose: bool = False) -> str:
     settings = report["settings"]
     lines = [
         f"Generation tier: model {report['model']['id']} ({report['model']['fingerprint'][:12]}), "

@@ -53,7 +53,6 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agentic.contract.canonical import canonical_bytes, fingerprint
 from agentic.contract.errors import ContractError
@@ -66,7 +65,7 @@ from agentic.contract.files import (
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_model
-from agentic.contract.strict_json import parse_strict_object
+from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict_object
 from agentic.runner.pairs import PairKey, first_difference
 from agentic.runner.run import RunResult, combine_runs
 
@@ -136,7 +135,7 @@ class KeyRef:
 
     @classmethod
     def of(
-        cls, run: Mapping[str, Any], key_file: Path | None, environ: Mapping[str, str]
+        cls, run: Mapping[str, JsonValue], key_file: Path | None, environ: Mapping[str, str]
     ) -> KeyRef:
         """The key of the run ``run`` (a ``RunIdentity`` as JSON, without the shard: every shard
         of one run and their journals share it)."""
@@ -250,16 +249,16 @@ class _Sealer:
     verify here."""
 
     key: RunKey
-    run: Mapping[str, Any]
+    run: Mapping[str, JsonValue]
 
-    def _document(self, kind: str, entry: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _document(self, kind: str, entry: Mapping[str, JsonValue]) -> tuple[str, JsonObject]:
         body = {name: value for name, value in entry.items() if name != "hmac"}
         return f"{JOURNAL_KIND}-{kind}", {"run": dict(self.run), "entry": body}
 
-    def seal(self, kind: str, entry: Mapping[str, Any]) -> str:
+    def seal(self, kind: str, entry: Mapping[str, JsonValue]) -> str:
         return self.key.seal(*self._document(kind, entry))
 
-    def check(self, path: Path, kind: str, entry: Mapping[str, Any]) -> None:
+    def check(self, path: Path, kind: str, entry: Mapping[str, JsonValue]) -> None:
         if not self.key.opens(*self._document(kind, entry), entry.get("hmac")):
             raise _invalid(path, "its HMAC does not verify under this run's key (edited or forged)")
 
@@ -280,7 +279,7 @@ class Journal:
     def open(
         cls,
         target: Path,
-        identity: Mapping[str, Any],
+        identity: Mapping[str, JsonValue],
         planned: frozenset[PairKey],
         *,
         resume: bool,
@@ -310,7 +309,7 @@ class Journal:
                 shutil.rmtree(folder, ignore_errors=True)
             raise
 
-    def _begin(self, identity: Mapping[str, Any], key: KeyRef) -> None:
+    def _begin(self, identity: Mapping[str, JsonValue], key: KeyRef) -> None:
         self._key = key
         try:
             run_key: RunKey | None = key.load_or_create()
@@ -331,7 +330,7 @@ class Journal:
         replace_atomically(self.folder / HEADER, canonical_bytes(header))
         self._sealer = None if run_key is None else _Sealer(run_key, identity)
 
-    def _sealed(self, kind: str, entry: dict[str, Any]) -> bytes:
+    def _sealed(self, kind: str, entry: JsonObject) -> bytes:
         mac = None if self._sealer is None else self._sealer.seal(kind, entry)
         return canonical_bytes({**entry, "hmac": mac})
 
@@ -402,7 +401,7 @@ def _lock(folder: Path) -> int:
     return lock_exclusive(folder / LOCK, busy, follow_links=False)
 
 
-def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) -> dict[str, Any]:
+def _check_header(folder: Path, identity: Mapping[str, JsonValue], *, resume: bool) -> JsonObject:
     path = folder / HEADER
     try:
         header = parse_strict_object(
@@ -432,7 +431,7 @@ def _check_header(folder: Path, identity: Mapping[str, Any], *, resume: bool) ->
     return header
 
 
-def _resume_key(folder: Path, header: Mapping[str, Any], key: KeyRef) -> RunKey:
+def _resume_key(folder: Path, header: Mapping[str, JsonValue], key: KeyRef) -> RunKey:
     """The key the journal was sealed with, or a refusal that names what is missing."""
     recorded = header.get("keyId")
     if recorded is None:
@@ -478,7 +477,7 @@ def _load_entries(folder: Path, planned: frozenset[PairKey], sealer: _Sealer) ->
     return Resumed(preparations, receipts)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> JsonObject:
     try:
         return parse_strict_object(read_input_file(path, code="invalid_journal"), source=str(path))
     except ContractError as exc:

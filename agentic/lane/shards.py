@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -40,7 +40,7 @@ from agentic.contract.files import read_input_file
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Environment, Preparation
 from agentic.contract.schemas import load_document
-from agentic.contract.strict_json import parse_strict_object
+from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict_object
 from agentic.lane.journal import KeyRef, RunKey
 from agentic.output.folder import Identity
 from agentic.output.staging import write_artifacts
@@ -79,7 +79,7 @@ def shard_identity(shard: Shard, agent_id: str, adapter_ids: Sequence[str]) -> I
     return Identity("shard", f"shard {shard} of agent {agent_id}, adapters {','.join(adapter_ids)}")
 
 
-def _gate_json(gate: Gate | None) -> dict[str, Any] | None:
+def _gate_json(gate: Gate | None) -> JsonObject | None:
     if gate is None:
         return None
     return {
@@ -89,7 +89,7 @@ def _gate_json(gate: Gate | None) -> dict[str, Any] | None:
     }
 
 
-def shard_document(record: ShardRecord) -> dict[str, Any]:
+def shard_document(record: ShardRecord) -> JsonObject:
     result = record.result
     return {
         "kind": SHARD_KIND,
@@ -119,7 +119,7 @@ def _summary(record: ShardRecord, scores_markdown: str) -> str:
     )
 
 
-def sealed(document: Mapping[str, Any], key: RunKey) -> dict[str, Any]:
+def sealed(document: Mapping[str, JsonValue], key: RunKey) -> JsonObject:
     """``document`` with the id of ``key`` and its HMAC under it."""
     body = {**document, "keyId": key.key_id}
     body.pop("hmac", None)
@@ -150,7 +150,7 @@ def _bad(path: Path, why: str) -> ContractError:
     return ContractError("invalid_shard", f"{path}: {why}")
 
 
-def _field(document: dict[str, Any], name: str, kind: type[_Value], path: Path) -> _Value:
+def _field(document: JsonObject, name: str, kind: type[_Value], path: Path) -> _Value:
     value = document.get(name)
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise _bad(path, f"{name!r} is missing or not a {kind.__name__}")
@@ -182,7 +182,7 @@ def _gate(value: object, path: Path) -> Gate | None:
     return Gate(candidate, baseline, replay)
 
 
-def _check_seal(document: Mapping[str, Any], path: Path, ref: KeyRef) -> None:
+def _check_seal(document: Mapping[str, JsonValue], path: Path, ref: KeyRef) -> None:
     key = ref.load()
     if document.get("keyId") != key.key_id:
         raise ContractError(

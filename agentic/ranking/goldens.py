@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic import ValidationError as ModelValidationError
@@ -48,7 +48,7 @@ from agentic.contract.base import (
 from agentic.contract.canonical import fingerprint
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.fixture.loader import Fixture
 from agentic.fixture.paths import read_regular_file, symlink_on_path
 
@@ -250,7 +250,7 @@ def load_goldens(fixture: Fixture, path: Path | None = None) -> GoldenSet:
 
 def tier_report_header(
     schema_version: str, report_kind: str, fixture: Fixture, goldens: GoldenSet
-) -> dict[str, Any]:
+) -> JsonObject:
     """The fields every tier report (ranking, generation) opens with: what it is and which
     fixture and goldens it scored."""
     return {

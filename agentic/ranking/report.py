@@ -21,9 +21,9 @@ small corpus recall sits near 1, and this is one of the numbers with headroom (s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from agentic.contract.canonical import canonical_bytes
+from agentic.contract.strict_json import JsonObject
 from agentic.ranking.goldens import tier_report_header
 from agentic.ranking.metrics import METRIC_NAMES, mean, mean_metrics
 from agentic.ranking.runner import QueryResult, RankingRun, VariantRun
@@ -32,7 +32,7 @@ SCHEMA_VERSION = "1.0"
 REPORT_KIND = "ranking"
 
 
-def summarize(results: Sequence[QueryResult]) -> dict[str, Any]:
+def summarize(results: Sequence[QueryResult]) -> JsonObject:
     answerable = [m for m in (r.metrics for r in results) if m is not None]
     refusals = [r for r in results if r.golden.expectRefusal]
     return {
@@ -44,12 +44,12 @@ def summarize(results: Sequence[QueryResult]) -> dict[str, Any]:
     }
 
 
-def by_tag(results: Sequence[QueryResult]) -> dict[str, dict[str, Any]]:
+def by_tag(results: Sequence[QueryResult]) -> dict[str, JsonObject]:
     tags = sorted({tag for r in results for tag in r.golden.tags})
     return {tag: summarize([r for r in results if tag in r.golden.tags]) for tag in tags}
 
 
-def variant_json(run: VariantRun) -> dict[str, Any]:
+def variant_json(run: VariantRun) -> JsonObject:
     return {
         "adapterId": run.adapter_id,
         "variant": run.variant,
@@ -60,7 +60,7 @@ def variant_json(run: VariantRun) -> dict[str, Any]:
     }
 
 
-def report_json(run: RankingRun) -> dict[str, Any]:
+def report_json(run: RankingRun) -> JsonObject:
     return {
         **tier_report_header(SCHEMA_VERSION, REPORT_KIND, run.fixture, run.goldens),
         "settings": run.settings.to_json(),
@@ -68,7 +68,7 @@ def report_json(run: RankingRun) -> dict[str, Any]:
     }
 
 
-def report_bytes(report: dict[str, Any]) -> bytes:
+def report_bytes(report: JsonObject) -> bytes:
     return canonical_bytes(report)
 
 
@@ -91,7 +91,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [_row(header, widths), *(_row(row, widths) for row in rows)]
 
 
-def _summary_cells(summary: dict[str, Any]) -> list[str]:
+def _summary_cells(summary: JsonObject) -> list[str]:
     return [
         str(summary["queries"]),
         *(format_rate(summary[name]) for name in METRIC_NAMES),
@@ -107,7 +107,7 @@ def _header(first: str, k: int) -> list[str]:
     return [first, "queries", *metric_labels, "refusals", "nonEmpty", "errors"]
 
 
-def _ablation_lines(report: dict[str, Any]) -> list[str]:
+def _ablation_lines(report: JsonObject) -> list[str]:
     by_key = {(r["adapterId"], r["variant"]): r for r in report["runs"]}
     lines = ["", "Ablation (default - ablated; switches rerank=false expand=false):"]
     for run in report["runs"]:
@@ -123,7 +123,7 @@ def _ablation_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _miss_lines(run: dict[str, Any]) -> list[str]:
+def _miss_lines(run: JsonObject) -> list[str]:
     lines = []
     for query in run["queries"]:
         metrics = query["metrics"]
@@ -143,7 +143,7 @@ def _miss_lines(run: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(report: dict[str, Any], *, verbose: bool = False) -> str:
+def render_text(report: JsonObject, *, verbose: bool = False) -> str:
     settings = report["settings"]
     k = settings["k"]
     threshold = "none" if settings["threshold"] is None else str(settings["threshold"])

@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import ToolResult
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
 from agentic.runner.catalog import Catalog
@@ -61,7 +61,7 @@ def chunks_of(result: ToolResult) -> tuple[Chunk, ...]:
     return tuple(chunks)
 
 
-Searcher = Callable[[AgentTask, dict[str, Any]], SearchOutcome]
+Searcher = Callable[[AgentTask, JsonObject], SearchOutcome]
 
 
 def _harness(adapter_id: str, stage: str, exc: AdapterError) -> ContractError:
@@ -83,7 +83,7 @@ def open_searcher(
             raise _harness(adapter_id, "preparation", exc) from None
         try:
 
-            def search(task: AgentTask, arguments: dict[str, Any]) -> SearchOutcome:
+            def search(task: AgentTask, arguments: JsonObject) -> SearchOutcome:
                 try:
                     session.reset(task, readiness_probe=False, timeout_s=timeout_s)
                     outcome = session.call("search", arguments, timeout_s=timeout_s)

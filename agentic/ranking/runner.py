@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.ranking.goldens import Golden, GoldenSet
 from agentic.ranking.metrics import QueryMetrics, document_ranking, query_metrics
@@ -25,7 +25,7 @@ from agentic.runner.catalog import Catalog
 DEFAULT_K = 5
 DEFAULT_VARIANT = "default"
 ABLATED_VARIANT = "ablated"
-ABLATION_SWITCHES: dict[str, Any] = {"expand": False, "rerank": False}
+ABLATION_SWITCHES: JsonObject = {"expand": False, "rerank": False}
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class RankingSettings:
     ablate: bool = False
     timeout_s: float = 30.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The settings that shape results (the timeout does not, unless it fires)."""
         return {
             "k": self.k,
@@ -49,7 +49,7 @@ class RankingSettings:
 @dataclass(frozen=True)
 class QueryResult:
     golden: Golden
-    arguments: dict[str, Any]
+    arguments: JsonObject
     chunks: tuple[Chunk, ...]
     error_code: str | None
     k: int
@@ -73,7 +73,7 @@ class QueryResult:
             return None
         return query_metrics(self.chunk_uris, self.grades, self.k)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         metrics = self.metrics
         return {
             "goldenId": self.golden.id,
@@ -98,7 +98,7 @@ class QueryResult:
 class VariantRun:
     adapter_id: str
     variant: str
-    switches: dict[str, Any]
+    switches: JsonObject
     results: tuple[QueryResult, ...]
 
 
@@ -115,7 +115,7 @@ def rank_goldens(
     fixture: Fixture,
     goldens: Sequence[Golden],
     settings: RankingSettings,
-    switches: dict[str, Any],
+    switches: JsonObject,
 ) -> tuple[QueryResult, ...]:
     results = []
     for golden in goldens:
@@ -133,7 +133,7 @@ def rank_goldens(
     return tuple(results)
 
 
-def variants(ablate: bool) -> tuple[tuple[str, dict[str, Any]], ...]:
+def variants(ablate: bool) -> tuple[tuple[str, JsonObject], ...]:
     if not ablate:
         return ((DEFAULT_VARIANT, {}),)
     return ((DEFAULT_VARIANT, {}), (ABLATED_VARIANT, dict(ABLATION_SWITCHES)))

@@ -6,7 +6,7 @@ wrong type is ``invalid_report`` (exit 2), never a metric silently read as absen
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from agentic.contract.base import (
     Bool,
@@ -17,6 +17,7 @@ from agentic.contract.base import (
     Sha256,
     Str,
 )
+from agentic.contract.strict_json import JsonObject
 
 
 class RankingSummary(ContractModel):
@@ -54,7 +55,7 @@ class RankedQuery(ContractModel):
     goldenId: Str
     tags: tuple[Str, ...]
     expectRefusal: Bool
-    arguments: dict[str, Any]
+    arguments: JsonObject
     errorCode: Str | None
     relevant: tuple[RelevantDocument, ...]
     documents: tuple[Str, ...]
@@ -66,7 +67,7 @@ class RankedQuery(ContractModel):
 class RankingVariant(ContractModel):
     adapterId: Str
     variant: Literal["default", "ablated"]
-    switches: dict[str, Any]
+    switches: JsonObject
     overall: RankingSummary
     byTag: dict[str, RankingSummary]
     queries: tuple[RankedQuery, ...]

@@ -12,9 +12,8 @@ construction (golden id pattern); a URI with whitespace cannot be written and fa
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 
 
 def _token(value: str, what: str) -> str:
@@ -23,11 +22,11 @@ def _token(value: str, what: str) -> str:
     return value
 
 
-def run_id(run: dict[str, Any]) -> str:
+def run_id(run: JsonObject) -> str:
     return f"{run['adapterId']}.{run['variant']}"
 
 
-def run_text(run: dict[str, Any]) -> str:
+def run_text(run: JsonObject) -> str:
     lines = []
     name = _token(run_id(run), "run id")
     for query in sorted(run["queries"], key=lambda q: str(q["goldenId"])):
@@ -41,7 +40,7 @@ def run_text(run: dict[str, Any]) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def qrels_text(report: dict[str, Any]) -> str:
+def qrels_text(report: JsonObject) -> str:
     """Qrels from the first run's queries (every run of a report has the same goldens)."""
     if not report["runs"]:
         return ""
@@ -55,7 +54,7 @@ def qrels_text(report: dict[str, Any]) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def export_files(report: dict[str, Any]) -> dict[str, str]:
+def export_files(report: JsonObject) -> dict[str, str]:
     """File name -> text: ``qrels.trec`` and one ``run.<adapter>.<variant>.trec`` per run."""
     files = {"qrels.trec": qrels_text(report)}
     for run in report["runs"]:

@@ -4,19 +4,18 @@ one set is ``output/staging.py``'s."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentic.contract.canonical import stable_pretty_json
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
+from agentic.contract.strict_json import JsonObject
 from agentic.report.assemble import projection
 from agentic.report.markdown import DEFAULT_PROMOTION_HEADING, render_markdown
 
 TEMP_PLACEHOLDER = "<temp>"
 
 
-def _observations_without_paths(receipt: TrajectoryReceipt) -> dict[str, Any]:
-    data: dict[str, Any] = receipt.observations.to_json()
+def _observations_without_paths(receipt: TrajectoryReceipt) -> JsonObject:
+    data: JsonObject = receipt.observations.to_json()
     data["tempPaths"] = [TEMP_PLACEHOLDER for _ in data["tempPaths"]]
     return data
 

@@ -10,7 +10,6 @@ on results alone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from agentic.contract.canonical import ZERO_HASH, fingerprint
 from agentic.contract.errors import ContractError
@@ -26,6 +25,7 @@ from agentic.contract.report import (
     ScoreRecord,
     pair_identity,
 )
+from agentic.contract.strict_json import JsonObject, JsonValue
 
 METHODOLOGY: tuple[str, ...] = (
     "Every adapter is prepared once from the same verified corpus snapshot, outside both cohorts.",
@@ -68,7 +68,7 @@ def _exclusions(
 # each with how it is projected) or left out for the reason given (LEFT_OUT); so is every field of
 # the two nested models the projection picks from by hand. tests/report/test_projection_fields.py
 # holds each pair against its model, so a new field fails there until someone decides.
-PROJECTED: dict[str, Callable[[BenchmarkReport], Any]] = {
+PROJECTED: dict[str, Callable[[BenchmarkReport], JsonValue]] = {
     "schemaVersion": lambda r: r.schemaVersion,
     "benchmarkId": lambda r: r.benchmarkId,
     "fixtureFingerprint": lambda r: r.fixtureFingerprint,
@@ -101,16 +101,16 @@ RECEIPT_LEFT_OUT: dict[str, str] = {
 }
 
 
-def _preparation(preparation: Preparation) -> dict[str, Any]:
+def _preparation(preparation: Preparation) -> JsonObject:
     return {name: getattr(preparation, name) for name in PREPARATION_PROJECTED}
 
 
-def _receipt(receipt: TrajectoryReceipt) -> dict[str, Any]:
+def _receipt(receipt: TrajectoryReceipt) -> JsonObject:
     # A receipt projects as its canonical part itself (RECEIPT_PROJECTED), not as a mapping.
     return receipt.canonical.to_json()
 
 
-def projection(report: BenchmarkReport, *, with_environment: bool = True) -> dict[str, Any]:
+def projection(report: BenchmarkReport, *, with_environment: bool = True) -> JsonObject:
     return {
         name: project(report)
         for name, project in PROJECTED.items()

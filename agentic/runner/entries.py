@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.report import AgentEndpoint, Trial
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.resources import fixtures_dir
@@ -129,7 +130,7 @@ class LaneEntry:
     def fixture_dir(self) -> Path:
         return fixtures_dir() / self.fixture
 
-    def run_settings(self) -> dict[str, Any]:
+    def run_settings(self) -> JsonObject:
         """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""
         return {
             "agent": self.agent,

@@ -13,12 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from agentic.contract.base import ContractModel, PositiveInt, Sha256, Str
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import Lifecycle, PairIdentity
 from agentic.contract.report import Trial
+from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.runner.schedule import Schedule
 
 Pass = Literal["scored", "replay"]
@@ -38,7 +39,7 @@ class PairKey:
     def of(cls, pass_: Pass, pair: PairIdentity) -> PairKey:
         return cls(pass_, pair.adapterId, pair.lifecycle, pair.trialId, pair.taskId)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "pass": self.pass_,
             "adapterId": self.adapter_id,
@@ -73,7 +74,7 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
+def first_difference(a: Mapping[str, JsonValue], b: Mapping[str, JsonValue]) -> str | None:
     """The first field, in name order, in which two run identities differ (None: equal)."""
     return next((n for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)), None)
 
@@ -113,7 +114,7 @@ class AgentIdentity(ContractModel):
 
     id: Str
     kind: Str
-    endpoint: dict[str, Any] | None
+    endpoint: JsonObject | None
     cues: Sha256 | None
     source: Str
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -13,7 +12,7 @@ from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.schemas import schema_errors
 from agentic.contract.semantics import envelope_issues
 from agentic.contract.steps import FinalStep, ToolStep
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.contract.task import AgentTask
 from agentic.tools import argument_errors
 
@@ -26,12 +25,12 @@ class StepError(AgenticError):
         super().__init__(message)
 
 
-def _require_keys(value: dict[str, Any], keys: set[str]) -> None:
+def _require_keys(value: JsonObject, keys: set[str]) -> None:
     if set(value) != keys:
         raise StepError("invalid_agent_step", f"a step must have exactly the keys {sorted(keys)}")
 
 
-def _final(value: dict[str, Any], task: AgentTask) -> FinalStep:
+def _final(value: JsonObject, task: AgentTask) -> FinalStep:
     _require_keys(value, {"kind", "envelope"})
     errors = schema_errors("final-envelope", value["envelope"])
     if errors:
@@ -46,7 +45,7 @@ def _final(value: dict[str, Any], task: AgentTask) -> FinalStep:
     return FinalStep(kind="final", envelope=envelope)
 
 
-def _tool(value: dict[str, Any], task: AgentTask, listed: Collection[str]) -> ToolStep:
+def _tool(value: JsonObject, task: AgentTask, listed: Collection[str]) -> ToolStep:
     _require_keys(value, {"kind", "toolName", "arguments"})
     name = value["toolName"]
     if not isinstance(name, str) or name not in listed or name not in task.allowedTools:

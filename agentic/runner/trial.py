@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -21,6 +20,7 @@ from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import Call, FailureClass, ToolResult
 from agentic.contract.steps import FinalStep, VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
 from agentic.runner.redaction import redact
@@ -79,7 +79,7 @@ def _synthetic_error(tool_name: str, code: str) -> ToolResult:
 def _record(
     outcome: TrialOutcome,
     tool_name: str,
-    arguments: dict[str, Any],
+    arguments: JsonObject,
     result: ToolResult,
     *,
     delivered: bool,
@@ -105,7 +105,7 @@ def _record(
 
 
 def _record_undelivered(
-    outcome: TrialOutcome, tool_name: str, arguments: dict[str, Any], code: str
+    outcome: TrialOutcome, tool_name: str, arguments: JsonObject, code: str
 ) -> None:
     """A call that never reached the agent: it still counts as an agent call (contract v1.0),
     with a synthetic error result and nothing charged."""
@@ -129,7 +129,7 @@ def fail_trial(outcome: TrialOutcome, failure_class: FailureClass, code: str, me
 
 
 def _call_adapter(
-    adapter: AdapterSession, tool_name: str, arguments: dict[str, Any], timeout_s: float
+    adapter: AdapterSession, tool_name: str, arguments: JsonObject, timeout_s: float
 ) -> CallOutcome:
     outcome = adapter.call(tool_name, arguments, timeout_s=timeout_s)
     if not isinstance(outcome.result, ToolResult) or outcome.backend_invocations < 0:

@@ -43,6 +43,7 @@ from agentic.adapters.lexical_index import (
 from agentic.contract.code_names import ErrorCodeName, RelayedCode
 from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.jsrules import is_blank
+from agentic.contract.strict_json import JsonObject
 
 SERVER_NAME = "agentic-reference"
 SERVER_VERSION = "1"
@@ -72,7 +73,7 @@ class Served:
             return "\n".join(f"{self.start + i}: {line}" for i, line in enumerate(self.lines))
         return "\n".join(self.lines)
 
-    def to_json(self, line_numbers: bool) -> dict[str, Any]:
+    def to_json(self, line_numbers: bool) -> JsonObject:
         return {
             "uri": self.document.uri,
             "title": self.document.title,
@@ -113,16 +114,14 @@ class KnowledgeBase:
         self._index = index
         self._collections = collections
 
-    def search(
-        self, query: str, collections: list[str] | None, limit: int | None
-    ) -> dict[str, Any]:
+    def search(self, query: str, collections: list[str] | None, limit: int | None) -> JsonObject:
         scopes = list(collections) if collections else list(self._collections)
         unknown = [c for c in scopes if c not in self._collections]
         if unknown:
             raise ProductError("unknown_collection", f"no collection {unknown[0]!r}")
         if limit is not None and limit < 1:
             raise ProductError("invalid_limit", "limit must be at least 1")
-        results: list[dict[str, Any]] = []
+        results: list[JsonObject] = []
         for collection in scopes:
             hits = self._index.search(query, collection, limit or DEFAULT_LIMIT)
             scores = normalized_scores([hit.score for hit in hits])
@@ -134,7 +133,7 @@ class KnowledgeBase:
 
     def get(
         self, uri: str, from_line: int | None, line_count: int | None, line_numbers: bool
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         if (from_line is not None and from_line < 1) or (line_count is not None and line_count < 1):
             raise ProductError("invalid_range", "fromLine and lineCount must be at least 1")
         document = self._document(uri)
@@ -144,16 +143,14 @@ class KnowledgeBase:
         served = Served(document, start, max(end, start - 1))
         return served.to_json(line_numbers)
 
-    def multi_get(
-        self, uris: list[str], max_bytes: int | None, line_numbers: bool
-    ) -> dict[str, Any]:
+    def multi_get(self, uris: list[str], max_bytes: int | None, line_numbers: bool) -> JsonObject:
         if not uris:
             raise ProductError("invalid_uris", "uris must not be empty")
         if max_bytes is not None and max_bytes < 1:
             raise ProductError("invalid_max_bytes", "maxBytes must be at least 1")
         documents = [self._document(uri) for uri in uris]
         used = 0
-        served: list[dict[str, Any]] = []
+        served: list[JsonObject] = []
         for document in documents:
             end, used, cut = _cut(document.lines, used, max_bytes)
             if end >= 1:
@@ -185,7 +182,7 @@ def _cut(lines: tuple[str, ...], used: int, cap: int | None) -> tuple[int, int, 
     return len(lines), used, False
 
 
-def _ok(structured: dict[str, Any], text: str) -> CallToolResult:
+def _ok(structured: JsonObject, text: str) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=structured
     )
@@ -199,7 +196,7 @@ def _error(exc: ProductError) -> CallToolResult:
     )
 
 
-def _search_text(payload: dict[str, Any]) -> str:
+def _search_text(payload: JsonObject) -> str:
     lines = [f"{len(payload['results'])} result(s) for {payload['query']!r}"]
     for rank, hit in enumerate(payload["results"], start=1):
         lines.append(

@@ -18,6 +18,7 @@ import pytest
 from agentic.adapters.mcp.adapter import McpSession
 from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.runner.catalog import load_catalog
 from tests.support.processes import group_gone
@@ -53,7 +54,7 @@ def toml_value(value: Any) -> str:
     return json.dumps(value)
 
 
-def config_text(document: dict[str, Any]) -> str:
+def config_text(document: JsonObject) -> str:
     """Top-level keys first, then one table per dict value (tools.* and results); a None value
     leaves its key out."""
     document = {key: value for key, value in document.items() if value is not None}
@@ -72,9 +73,9 @@ def config_text(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stdio_config(mode: str = "ok", **changes: Any) -> dict[str, Any]:
+def stdio_config(mode: str = "ok", **changes: Any) -> JsonObject:
     """A config for the misbehaving stdio server in ``mode``."""
-    document: dict[str, Any] = {
+    document: JsonObject = {
         "id": "misbehaving",
         "transport": "stdio",
         "command": [sys.executable, str(MISBEHAVING_STDIO), mode],
@@ -88,9 +89,9 @@ def stdio_config(mode: str = "ok", **changes: Any) -> dict[str, Any]:
     return document
 
 
-def http_config(mode: str, **changes: Any) -> dict[str, Any]:
+def http_config(mode: str, **changes: Any) -> JsonObject:
     """A config for the faulty HTTP endpoint in ``mode``, started by the kit on a free port."""
-    document: dict[str, Any] = {
+    document: JsonObject = {
         "id": "faulty",
         "transport": "http",
         "command": [sys.executable, str(FAULTY_HTTP), "{port}", mode],
@@ -103,7 +104,7 @@ def http_config(mode: str, **changes: Any) -> dict[str, Any]:
     return document
 
 
-def write_config(folder: Path, document: dict[str, Any], name: str = "backend.toml") -> Path:
+def write_config(folder: Path, document: JsonObject, name: str = "backend.toml") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     path.write_text(config_text(document), encoding="utf-8")
@@ -135,12 +136,12 @@ def agentic(
     )
 
 
-def parse_config(document: dict[str, Any]) -> BackendConfig:
+def parse_config(document: JsonObject) -> BackendConfig:
     """``document`` written as TOML and read back as the kit reads a config file."""
     return parse_backend_config(config_text(document).encode("utf-8"), source="test.toml")
 
 
-def config_rejection(document: dict[str, Any]) -> str:
+def config_rejection(document: JsonObject) -> str:
     """The one-line message with which the kit refuses ``document`` as a config."""
     with pytest.raises(ContractError) as caught:
         parse_config(document)
@@ -151,7 +152,7 @@ def config_rejection(document: dict[str, Any]) -> str:
 
 @contextmanager
 def attached(
-    document: dict[str, Any], fixture: Fixture, tmp_path: Path, task_id: str = TASK_A
+    document: JsonObject, fixture: Fixture, tmp_path: Path, task_id: str = TASK_A
 ) -> Iterator[McpSession]:
     """A prepared, attached and reset session of the config ``document`` on ``fixture``; the
     server's process group is gone after it."""

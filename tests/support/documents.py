@@ -11,12 +11,14 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
+from agentic.contract.strict_json import JsonObject
+
 HASH_A = "a" * 64
 HASH_B = "b" * 64
 TASK_ID = "t0a1b2c3"
 
 
-def evidence(start: int = 3, end: int = 4) -> dict[str, Any]:
+def evidence(start: int = 3, end: int = 4) -> JsonObject:
     return {
         "uri": "gno://c001/d001.md",
         "sourceHash": HASH_A,
@@ -28,7 +30,7 @@ def evidence(start: int = 3, end: int = 4) -> dict[str, Any]:
     }
 
 
-def task() -> dict[str, Any]:
+def task() -> JsonObject:
     return {
         "schemaVersion": "1.0",
         "taskId": TASK_ID,
@@ -44,7 +46,7 @@ def task() -> dict[str, Any]:
     }
 
 
-def oracle() -> dict[str, Any]:
+def oracle() -> JsonObject:
     return {
         "schemaVersion": "1.0",
         "taskId": TASK_ID,
@@ -70,7 +72,7 @@ def oracle() -> dict[str, Any]:
     }
 
 
-def envelope() -> dict[str, Any]:
+def envelope() -> JsonObject:
     return {
         "schemaVersion": "1.0",
         "claims": [
@@ -86,7 +88,7 @@ def envelope() -> dict[str, Any]:
     }
 
 
-def tool_evidence(*, backend: bool = True) -> dict[str, Any]:
+def tool_evidence(*, backend: bool = True) -> JsonObject:
     return {
         **evidence(),
         "text": "Launch: 2026-09-14\nOwner: n/a",
@@ -96,13 +98,13 @@ def tool_evidence(*, backend: bool = True) -> dict[str, Any]:
     }
 
 
-def timing(value: float | None = 1.5) -> dict[str, Any]:
+def timing(value: float | None = 1.5) -> JsonObject:
     if value is None:
         return {"valueMs": None, "unavailableReason": "not measured"}
     return {"valueMs": value, "unavailableReason": None}
 
 
-def receipt() -> dict[str, Any]:
+def receipt() -> JsonObject:
     state = "supported"
     return {
         "schemaVersion": "1.0",
@@ -174,7 +176,7 @@ def receipt() -> dict[str, Any]:
     }
 
 
-def identity() -> dict[str, Any]:
+def identity() -> JsonObject:
     return {
         "taskId": TASK_ID,
         "adapterId": "capsule",
@@ -185,7 +187,7 @@ def identity() -> dict[str, Any]:
     }
 
 
-def task_score() -> dict[str, Any]:
+def task_score() -> JsonObject:
     return {
         "taskId": TASK_ID,
         "scored": True,
@@ -208,7 +210,7 @@ def task_score() -> dict[str, Any]:
     }
 
 
-def report() -> dict[str, Any]:
+def report() -> JsonObject:
     payload = {"canonicalJson": "{}", "sha256": HASH_A}
     return {
         "schemaVersion": "1.0",

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agentic.contract.strict_json import JsonObject
+
 MODEL_ID = "fake-model"
 Reply = tuple[int, dict[str, str], bytes]
-Policy = Callable[[dict[str, Any]], Reply]
+Policy = Callable[[JsonObject], Reply]
 
 
 def json_reply(value: Any, status: int = 200) -> Reply:
@@ -38,7 +40,7 @@ def tool_call_reply(name: str, arguments: str) -> Reply:
     return json_reply({"id": "x", "choices": [{"index": 0, "message": message}]})
 
 
-def _last_evidence(body: dict[str, Any]) -> dict[str, Any] | None:
+def _last_evidence(body: JsonObject) -> JsonObject | None:
     tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
     if not tool_messages:
         return None
@@ -47,7 +49,7 @@ def _last_evidence(body: dict[str, Any]) -> dict[str, Any] | None:
     return evidence[0] if evidence else None
 
 
-def scripted_reply(body: dict[str, Any]) -> Reply:
+def scripted_reply(body: JsonObject) -> Reply:
     """Search with the goal, then cite the first span seen for the first claim (or abstain)."""
     if not any(m["role"] == "tool" for m in body["messages"]):
         goal = body["messages"][1]["content"].splitlines()[0].removeprefix("Goal: ")
@@ -85,7 +87,7 @@ def scripted_reply(body: dict[str, Any]) -> Reply:
 class FakeEndpoint:
     policy: Policy = scripted_reply
     models: tuple[str, ...] = (MODEL_ID,)
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    requests: list[JsonObject] = field(default_factory=list)
     authorizations: list[str] = field(default_factory=list)  # each request's header, if any
     port: int = 0
     # What ``GET /v1/models`` answers instead of the listing of ``models`` (a hostile reply).
@@ -162,7 +164,7 @@ def serving(endpoint: FakeEndpoint) -> Iterator[FakeEndpoint]:
 
 def config_text(base_url: str, **overrides: Any) -> str:
     """An agent config (TOML) for ``base_url``; ``overrides`` replace or add keys."""
-    values: dict[str, Any] = {
+    values: JsonObject = {
         "id": "test-endpoint",
         "kind": "openai-chat",
         "base_url": base_url,

@@ -18,6 +18,7 @@ from agentic.contract.canonical import canonical_text, sha256_hex
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.runner.bounded import BoundedExecutor
@@ -25,7 +26,7 @@ from agentic.runner.trial import TrialBounds, TrialOutcome, run_trial
 from agentic.tools import tool_definitions
 from tests.support.scripted import OneCallThenAbstain, UncountedSession
 
-TASK_JSON: dict[str, Any] = {
+TASK_JSON: JsonObject = {
     "schemaVersion": "1.0",
     "taskId": "t0000001",
     "category": "exact_identifier",
@@ -132,17 +133,17 @@ class ScriptedAgent(UncountedSession):
 class ScriptedAdapter:
     """An adapter session whose call behaviour is one function."""
 
-    behaviour: Callable[[str, dict[str, Any]], CallOutcome]
+    behaviour: Callable[[str, JsonObject], CallOutcome]
     calls: list[str] = field(default_factory=list)
     closed: bool = False
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    def list_tools(self) -> list[JsonObject]:
         return tool_definitions()
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
         return ResetInfo()
 
-    def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+    def call(self, tool_name: str, arguments: JsonObject, *, timeout_s: float) -> CallOutcome:
         self.calls.append(tool_name)
         return self.behaviour(tool_name, arguments)
 
@@ -150,14 +151,12 @@ class ScriptedAdapter:
         self.closed = True
 
 
-def always_ok(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
+def always_ok(tool_name: str, arguments: JsonObject) -> CallOutcome:
     return CallOutcome(result=ok_result(), backend_invocations=1)
 
 
-def raising(
-    code: ErrorCodeName, failure_class: Any
-) -> Callable[[str, dict[str, Any]], CallOutcome]:
-    def behaviour(tool_name: str, arguments: dict[str, Any]) -> CallOutcome:
+def raising(code: ErrorCodeName, failure_class: Any) -> Callable[[str, JsonObject], CallOutcome]:
+    def behaviour(tool_name: str, arguments: JsonObject) -> CallOutcome:
         raise AdapterCallError(code, failure_class, "scripted failure")
 
     return behaviour
@@ -175,7 +174,7 @@ class SearchThenAbstain:
         return sha256_hex(task.taskId)
 
     def open(
-        self, task: AgentTask, tools: list[dict[str, Any]], *, seed: int | None = None
+        self, task: AgentTask, tools: list[JsonObject], *, seed: int | None = None
     ) -> AgentSession:
         session = OneCallThenAbstain(task)
         self.sessions.append(session)
@@ -195,7 +194,7 @@ class RecordingAdapter:
         return self._inner.capabilities
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> JsonObject:
         return self._inner.config
 
     def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:

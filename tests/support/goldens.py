@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentic.contract.strict_json import JsonObject
 from tests.support.tiny_fixture import TASK_A, TASK_B, TASK_C, write_tiny_fixture
 
 NORTH = "gno://c0a1/d001.md"
@@ -20,8 +21,8 @@ ATLAS_DRAFT = "gno://c0b2/notes/d002.md"
 HARBOR = "gno://c0c3/d001.md"
 
 
-def golden(golden_id: str, task_id: str, **fields: Any) -> dict[str, Any]:
-    document: dict[str, Any] = {
+def golden(golden_id: str, task_id: str, **fields: Any) -> JsonObject:
+    document: JsonObject = {
         "id": golden_id,
         "taskId": task_id,
         "query": f"Question {golden_id}?",
@@ -36,7 +37,7 @@ def golden(golden_id: str, task_id: str, **fields: Any) -> dict[str, Any]:
     return document
 
 
-def tiny_goldens() -> list[dict[str, Any]]:
+def tiny_goldens() -> list[JsonObject]:
     return [
         golden(
             "north-incident",
@@ -93,7 +94,7 @@ def tiny_goldens() -> list[dict[str, Any]]:
     ]
 
 
-def write_goldens(root: Path, goldens: list[dict[str, Any]], name: str = "tiny.jsonl") -> Path:
+def write_goldens(root: Path, goldens: list[JsonObject], name: str = "tiny.jsonl") -> Path:
     folder = root / "goldens"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name

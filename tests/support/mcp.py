@@ -8,12 +8,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agentic.adapters.lexical_index import index_fingerprint
 from agentic.adapters.mcp import reference
 from agentic.adapters.mcp.process import isolated_environment
 from agentic.adapters.mcp.profile import McpProfile, NativeBuild
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 FAKE_SERVER = Path(__file__).resolve().parent / "programs" / "fake_kb_server.py"
@@ -41,7 +41,7 @@ FOREIGN_LINES = [
 ]
 
 
-def search_hit(uri: str, lines: Sequence[str], score: float = 1.0) -> dict[str, Any]:
+def search_hit(uri: str, lines: Sequence[str], score: float = 1.0) -> JsonObject:
     return {
         "uri": uri,
         "title": lines[0].removeprefix("# "),
@@ -53,12 +53,12 @@ def search_hit(uri: str, lines: Sequence[str], score: float = 1.0) -> dict[str, 
     }
 
 
-def search_response(*hits: dict[str, Any]) -> dict[str, Any]:
+def search_response(*hits: JsonObject) -> JsonObject:
     """A canned kb_search answer that echoes the call's query and collections."""
     return {"structured": {"query": "$query", "searched": "$collections", "results": list(hits)}}
 
 
-def canned_responses(*hits: dict[str, Any]) -> dict[str, Any]:
+def canned_responses(*hits: JsonObject) -> JsonObject:
     line = DOC_B_LINES[4]
     return {
         "kb_search": search_response(*(hits or (search_hit(DOC_B, DOC_B_LINES),))),
@@ -83,7 +83,7 @@ def fake_profile(
     work: Path,
     mode: str,
     *,
-    responses: dict[str, Any] | None = None,
+    responses: JsonObject | None = None,
     extra: Sequence[str] = (),
     max_message_bytes: int = 64 * 1024,
 ) -> McpProfile:

@@ -9,7 +9,6 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,6 +19,7 @@ from agentic.adapters.qmd.lockfile import QmdLock, load_qmd_lock
 from agentic.adapters.qmd.native import collection_name
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import TrajectoryReceipt
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.resources import locks_dir
 from agentic.runner.agents import open_fixture_agent
@@ -53,7 +53,7 @@ def snippet(start: int, lines: Sequence[str], *, count: int | None = None) -> st
     return numbered(start + 1, [header, *lines])
 
 
-def hit(file: str, text: str, *, score: float = 1.0, line: int = 1) -> dict[str, Any]:
+def hit(file: str, text: str, *, score: float = 1.0, line: int = 1) -> JsonObject:
     return {
         "docid": "#abcdef",
         "file": file,

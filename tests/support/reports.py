@@ -3,14 +3,13 @@ kit writes them (a hand edit without resealing is what ``validate`` and ``compar
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentic.contract.canonical import fingerprint
 from agentic.contract.report import BenchmarkReport
+from agentic.contract.strict_json import JsonObject
 from agentic.report.assemble import projection
 
 
-def resealed(document: dict[str, Any]) -> dict[str, Any]:
+def resealed(document: JsonObject) -> JsonObject:
     report = BenchmarkReport.model_validate(document)
     return {
         **document,

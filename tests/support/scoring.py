@@ -14,6 +14,7 @@ from agentic.contract.envelope import Evidence, FinalEnvelope
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import Call, CanonicalReceipt, ToolEvidence, ToolResult
 from agentic.contract.report import CapsuleReplay, ReplayPayload, ScoreRecord, TaskScore
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.scoring.score import score_receipt
 from agentic.tools import visible_bytes
@@ -65,7 +66,7 @@ def claim_definition(
     *,
     substantive: bool = True,
     required: bool = True,
-) -> dict[str, Any]:
+) -> JsonObject:
     return {
         "claimKey": key,
         "valueType": value_type,
@@ -75,7 +76,7 @@ def claim_definition(
 
 
 def make_task(
-    claims: list[dict[str, Any]] | None = None, *, max_calls: int = 3, max_bytes: int = 12000
+    claims: list[JsonObject] | None = None, *, max_calls: int = 3, max_bytes: int = 12000
 ) -> AgentTask:
     return AgentTask.model_validate(
         {
@@ -100,7 +101,7 @@ def oracle_claim(
     required: list[Evidence] | None = None,
     optional: list[Evidence] | None = None,
     forbidden: list[Evidence] | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     return {
         "claimKey": key,
         "expectedValue": {"type": value_type, "value": value},
@@ -112,11 +113,11 @@ def oracle_claim(
 
 
 def make_oracle(
-    claims: list[dict[str, Any]] | None = None,
+    claims: list[JsonObject] | None = None,
     *,
     expected_missing: tuple[str, ...] = (),
     collection: str | None = None,
-    filters: dict[str, Any] | None = None,
+    filters: JsonObject | None = None,
     expect_abstention: bool = False,
     max_calls: int = 3,
     max_bytes: int = 12000,
@@ -164,7 +165,7 @@ def make_call(
     result: ToolResult | None = None,
     *,
     tool: str = "get",
-    arguments: dict[str, Any] | None = None,
+    arguments: JsonObject | None = None,
     delivered: bool = True,
     failure_code: str | None = None,
     backend: int = 1,
@@ -195,7 +196,7 @@ def make_claim(
     value: Any = "Data Platform",
     value_type: str = "string",
     citations: list[Evidence] | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     cited = [line_evidence()] if citations is None else citations
     return {
         "claimKey": key,
@@ -205,8 +206,8 @@ def make_claim(
 
 
 def make_envelope(
-    claims: list[dict[str, Any]] | None = None,
-    gaps: list[dict[str, Any]] | None = None,
+    claims: list[JsonObject] | None = None,
+    gaps: list[JsonObject] | None = None,
     *,
     abstained: bool = False,
     stop_reason: str = "complete",
@@ -272,7 +273,7 @@ def make_receipt(
     tokens = (
         sum(t for t in measured if t is not None) if measured and None not in measured else None
     )
-    data: dict[str, Any] = {
+    data: JsonObject = {
         "schemaVersion": "1.0",
         "taskId": task_id,
         "adapterId": adapter,
@@ -347,10 +348,10 @@ def plain_score(
     )
 
 
-def capsule_projection(**overrides: Any) -> dict[str, Any]:
+def capsule_projection(**overrides: Any) -> JsonObject:
     """A well-formed gno-context-agent-v1 payload with one evidence tuple and 3 omissions."""
     line = line_evidence()
-    projection: dict[str, Any] = {
+    projection: JsonObject = {
         "v": "gno-context-agent-v1",
         "id": HASH_A,
         "b": [3000, 12000, None, None, "model_visible_utf8", None],
@@ -379,7 +380,7 @@ def capsule_projection(**overrides: Any) -> dict[str, Any]:
     return projection | overrides
 
 
-def payload_text(projection: dict[str, Any] | None = None) -> str:
+def payload_text(projection: JsonObject | None = None) -> str:
     return canonical_text(projection if projection is not None else capsule_projection())
 
 

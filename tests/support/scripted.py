@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from agentic.agents.base import TokenCount
 from agentic.contract.canonical import canonical_text
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 
 
@@ -48,7 +48,7 @@ class OneCallThenAbstain(UncountedSession):
 
     task: AgentTask
     tool_name: str = "search"
-    arguments: dict[str, Any] | None = None
+    arguments: JsonObject | None = None
     seen: list[tuple[VisibleCall, ...]] = field(default_factory=list)
 
     def next_step(self, calls: tuple[VisibleCall, ...]) -> str:

@@ -11,6 +11,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from agentic.contract.strict_json import JsonObject
+
 Draw = st.DrawFn
 
 sha256 = st.from_regex(r"[a-f0-9]{64}", fullmatch=True)
@@ -55,7 +57,7 @@ def _nullable(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def claim_values(draw: Draw) -> dict[str, Any]:
+def claim_values(draw: Draw) -> JsonObject:
     kind = draw(st.sampled_from(["string", "number", "boolean", "string[]", "date", "identifier"]))
     values: dict[str, st.SearchStrategy[Any]] = {
         "string": texts,
@@ -69,7 +71,7 @@ def claim_values(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def evidences(draw: Draw) -> dict[str, Any]:
+def evidences(draw: Draw) -> JsonObject:
     # Any two positive lines: a reversed range is a semantic issue, not a schema violation.
     return {
         "uri": "gno://" + draw(texts),
@@ -83,7 +85,7 @@ def evidences(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def tasks(draw: Draw) -> dict[str, Any]:
+def tasks(draw: Draw) -> JsonObject:
     claim = st.fixed_dictionaries(
         {
             "claimKey": claim_keys,
@@ -127,7 +129,7 @@ def tasks(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def oracles(draw: Draw) -> dict[str, Any]:
+def oracles(draw: Draw) -> JsonObject:
     evidence_lists = st.lists(evidences(), max_size=2)
     claim = st.fixed_dictionaries(
         {
@@ -173,7 +175,7 @@ def oracles(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def envelopes(draw: Draw) -> dict[str, Any]:
+def envelopes(draw: Draw) -> JsonObject:
     claim = st.fixed_dictionaries(
         {
             "claimKey": claim_keys,
@@ -199,7 +201,7 @@ def envelopes(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def tool_evidences(draw: Draw) -> dict[str, Any]:
+def tool_evidences(draw: Draw) -> JsonObject:
     backend = draw(st.booleans())
     return {
         **draw(evidences()),
@@ -211,7 +213,7 @@ def tool_evidences(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def tool_results(draw: Draw) -> dict[str, Any]:
+def tool_results(draw: Draw) -> JsonObject:
     status = draw(st.sampled_from(["ok", "error"]))
     return {
         "status": status,
@@ -223,7 +225,7 @@ def tool_results(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def calls(draw: Draw) -> dict[str, Any]:
+def calls(draw: Draw) -> JsonObject:
     return {
         "callIndex": draw(non_negative_ints),
         "toolName": draw(texts),
@@ -239,21 +241,21 @@ def calls(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def timings(draw: Draw) -> dict[str, Any]:
+def timings(draw: Draw) -> JsonObject:
     if draw(st.booleans()):
         return {"valueMs": draw(non_negative_numbers), "unavailableReason": None}
     return {"valueMs": None, "unavailableReason": draw(non_empty_texts)}
 
 
 @st.composite
-def processes(draw: Draw) -> dict[str, Any]:
+def processes(draw: Draw) -> JsonObject:
     if draw(st.booleans()):
         return {"peakRssBytes": draw(non_negative_ints), "unavailableReason": None}
     return {"peakRssBytes": None, "unavailableReason": draw(non_empty_texts)}
 
 
 @st.composite
-def receipts(draw: Draw) -> dict[str, Any]:
+def receipts(draw: Draw) -> JsonObject:
     capabilities = {
         "backendInvocationAccounting": draw(st.booleans()),
         "startupTiming": draw(st.booleans()),
@@ -301,7 +303,7 @@ def receipts(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def _identities(draw: Draw, *, adapter: st.SearchStrategy[str] = texts) -> dict[str, Any]:
+def _identities(draw: Draw, *, adapter: st.SearchStrategy[str] = texts) -> JsonObject:
     return {
         "taskId": draw(task_ids),
         "adapterId": draw(adapter),
@@ -313,7 +315,7 @@ def _identities(draw: Draw, *, adapter: st.SearchStrategy[str] = texts) -> dict[
 
 
 @st.composite
-def task_scores(draw: Draw) -> dict[str, Any]:
+def task_scores(draw: Draw) -> JsonObject:
     string_lists = st.lists(texts, max_size=2)
     return {
         "taskId": draw(task_ids),
@@ -348,7 +350,7 @@ def task_scores(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def _replay_payloads(draw: Draw) -> dict[str, Any]:
+def _replay_payloads(draw: Draw) -> JsonObject:
     return {
         "canonicalJson": draw(st.text(json_characters, min_size=2, max_size=16)),
         "sha256": draw(sha256),
@@ -356,7 +358,7 @@ def _replay_payloads(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def _promotions(draw: Draw) -> dict[str, Any]:
+def _promotions(draw: Draw) -> JsonObject:
     rates = (
         "baselineSuccessRate",
         "candidateSuccessRate",
@@ -377,7 +379,7 @@ def _promotions(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def _environments(draw: Draw) -> dict[str, Any]:
+def _environments(draw: Draw) -> JsonObject:
     environment = {
         "packageVersion": draw(texts),
         "bunVersion": draw(_nullable(texts)),
@@ -402,7 +404,7 @@ def _environments(draw: Draw) -> dict[str, Any]:
 
 
 @st.composite
-def reports(draw: Draw) -> dict[str, Any]:
+def reports(draw: Draw) -> JsonObject:
     detail_values = st.none() | st.booleans() | numbers | texts
     preparation = st.fixed_dictionaries(
         {
@@ -431,7 +433,7 @@ def reports(draw: Draw) -> dict[str, Any]:
         _replay_payloads(),
         _replay_payloads(),
     )
-    report: dict[str, Any] = {
+    report: JsonObject = {
         "schemaVersion": "1.0",
         "benchmarkId": "agentic-retrieval@1",
         "canonicalFingerprint": draw(sha256),
@@ -453,7 +455,7 @@ def reports(draw: Draw) -> dict[str, Any]:
     return report
 
 
-DOCUMENTS: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+DOCUMENTS: dict[str, st.SearchStrategy[JsonObject]] = {
     "agent-task": tasks(),
     "hidden-oracle": oracles(),
     "final-envelope": envelopes(),

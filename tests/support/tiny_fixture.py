@@ -22,6 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentic.contract.strict_json import JsonObject
+
 TASK_A = "t0000a01"
 TASK_B = "t0000b02"
 TASK_C = "t0000c03"
@@ -29,7 +31,7 @@ TASK_IDS: tuple[str, ...] = (TASK_A, TASK_B, TASK_C)
 
 CUES_FILE = "fixture-agent.cues.json"
 # The fixture agent's cue table for the three tasks (outside the manifest, like any cue file).
-CUES: dict[str, Any] = {
+CUES: JsonObject = {
     "schemaVersion": "1.0",
     "agentId": "fixture-agent-v1",
     "claims": {
@@ -102,7 +104,7 @@ def document_bytes(key: tuple[str, str, str], line_ending: str = "\n") -> bytes:
 
 def evidence(
     key: tuple[str, str, str], start: int, end: int, line_ending: str = "\n"
-) -> dict[str, Any]:
+) -> JsonObject:
     """A harness-observed coordinate; the span joins the selected lines with LF."""
     _, collection, rel_path = key
     span = "\n".join(DOCUMENTS[key][start - 1 : end])
@@ -125,7 +127,7 @@ def _task(
     claims: list[tuple[str, str]],
     collection: str,
     budgets: tuple[int, int],
-) -> dict[str, Any]:
+) -> JsonObject:
     return {
         "schemaVersion": "1.0",
         "taskId": task_id,
@@ -143,14 +145,14 @@ def _task(
 
 def _oracle(
     task_id: str,
-    claims: list[dict[str, Any]],
+    claims: list[JsonObject],
     *,
     budgets: tuple[int, int],
     missing: list[str] | None = None,
     scope: str | None = None,
     abstain: bool = False,
     fail_on_unexpected: bool = False,
-) -> dict[str, Any]:
+) -> JsonObject:
     return {
         "schemaVersion": "1.0",
         "taskId": task_id,
@@ -173,9 +175,9 @@ def _claim(
     value: Any,
     normalizer: str,
     *,
-    required: list[dict[str, Any]],
-    forbidden: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    required: list[JsonObject],
+    forbidden: list[JsonObject] | None = None,
+) -> JsonObject:
     return {
         "claimKey": key,
         "expectedValue": {"type": value_type, "value": value},
@@ -186,7 +188,7 @@ def _claim(
     }
 
 
-def tiny_documents(line_ending: str = "\n") -> dict[str, dict[str, Any]]:
+def tiny_documents(line_ending: str = "\n") -> dict[str, JsonObject]:
     """Task and oracle documents by fixture path."""
     a_doc = (TASK_A, "c0a1", "d001.md")
     b_doc = (TASK_B, "c0b2", "d001.md")
@@ -279,13 +281,13 @@ def _utf16(text: str) -> bytes:
     return text.encode("utf-16-be")
 
 
-def refresh_manifest(root: Path) -> dict[str, Any]:
+def refresh_manifest(root: Path) -> JsonObject:
     """Re-hash the files the manifest lists (same list) and recompute the corpus fingerprint.
 
     Tamper tests use it to make a deliberate edit look pinned, so that only the check under
     test can catch it.
     """
-    manifest: dict[str, Any] = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    manifest: JsonObject = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
     records = []
     for entry in manifest["files"]:
         entry["sha256"] = sha256_hex((root / entry["path"]).read_bytes())

@@ -51,7 +51,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 import mcp_types as types
@@ -78,6 +78,7 @@ from agentic.contract.canonical import fingerprint
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.credentials import Secrets
 from agentic.contract.receipt import Capabilities, FailureClass
+from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.tools import tool_definitions
@@ -208,7 +209,7 @@ class McpAdapter:
         return self._profile.capabilities
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> JsonObject:
         return self._profile.config
 
     def prepare(self, snapshot: CorpusSnapshot, root: Path, *, timeout_s: float) -> PreparedIndex:
@@ -407,7 +408,7 @@ class McpSession:
         snapshot: CorpusSnapshot,
         connection: Connection,
         run_root: Path,
-        product_schemas: dict[str, dict[str, Any]] | None = None,
+        product_schemas: dict[str, JsonObject] | None = None,
         *,
         prepared_root: Path | None = None,
     ) -> None:
@@ -434,7 +435,7 @@ class McpSession:
         if self._pending_startup_ms is not None:
             self._pending_startup_ms += milliseconds
 
-    def list_tools(self) -> list[dict[str, Any]]:
+    def list_tools(self) -> list[JsonObject]:
         return tool_definitions()
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
@@ -467,7 +468,7 @@ class McpSession:
             ) from exc
         probe.check(raw_result(result))
 
-    def call(self, tool_name: str, arguments: dict[str, Any], *, timeout_s: float) -> CallOutcome:
+    def call(self, tool_name: str, arguments: JsonObject, *, timeout_s: float) -> CallOutcome:
         with secrets_removed(self._profile.secrets):
             outcome = self._call(tool_name, arguments, timeout_s)
         if not self._profile.secrets:
@@ -475,7 +476,7 @@ class McpSession:
         scrub = self._profile.secrets.scrub
         return replace(outcome, diagnostics=tuple(scrub(note) for note in outcome.diagnostics))
 
-    def _call(self, tool_name: str, arguments: dict[str, Any], timeout_s: float) -> CallOutcome:
+    def _call(self, tool_name: str, arguments: JsonObject, timeout_s: float) -> CallOutcome:
         self._require_open()
         check_tool_call(tool_name, arguments)
         scope = self._scope
@@ -509,7 +510,7 @@ class McpSession:
         )
         return self._profile.parse(parse_input)
 
-    def _product_call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> RawResult:
+    def _product_call(self, tool: str, arguments: JsonObject, timeout_s: float) -> RawResult:
         try:
             result = self._connection.call_tool(tool, arguments, timeout_s=timeout_s)
         except McpClientError as exc:

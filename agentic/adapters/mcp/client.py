@@ -39,6 +39,7 @@ from agentic.adapters.mcp.process import (
     stop,
 )
 from agentic.contract.errors import AgenticError
+from agentic.contract.strict_json import JsonObject
 
 # timeout: no answer in time; crashed: the child exited or closed stdout; protocol: a stdout line
 # that is not JSON-RPC; oversized: a message over the byte cap; malformed: a well-framed reply
@@ -81,7 +82,7 @@ async def list_all_tools(session: ClientSession) -> list[types.Tool]:
 
 
 def tool_call(
-    name: str, arguments: dict[str, Any]
+    name: str, arguments: JsonObject
 ) -> Callable[[ClientSession], Awaitable[types.CallToolResult]]:
     async def op(session: ClientSession) -> types.CallToolResult:
         return await session.call_tool(name, arguments)
@@ -101,7 +102,7 @@ class Connection(Protocol):
     def list_tools(self, *, timeout_s: float) -> list[types.Tool]: ...
 
     def call_tool(
-        self, name: str, arguments: dict[str, Any], *, timeout_s: float
+        self, name: str, arguments: JsonObject, *, timeout_s: float
     ) -> types.CallToolResult: ...
 
     def close(self) -> None: ...
@@ -222,7 +223,7 @@ class LoopConnection(Generic[LiveT]):
         return self._request(list_all_tools, timeout_s)
 
     def call_tool(
-        self, name: str, arguments: dict[str, Any], *, timeout_s: float
+        self, name: str, arguments: JsonObject, *, timeout_s: float
     ) -> types.CallToolResult:
         return self._request(tool_call(name, arguments), timeout_s)
 
@@ -443,7 +444,7 @@ def first_result_seconds(
     spec: ChildSpec,
     limits: ConnectionLimits,
     tool: str,
-    arguments: dict[str, Any],
+    arguments: JsonObject,
     *,
     timeout_s: float,
 ) -> tuple[float, types.CallToolResult]:

@@ -31,7 +31,7 @@ import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities
 from agentic.adapters.errors import AdapterError
@@ -50,6 +50,7 @@ from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.credentials import SECRET
 from agentic.contract.receipt import Capabilities
+from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
 from agentic.fixture.snapshot import CorpusSnapshot
 
 CORPUS_DIR = "corpus"
@@ -298,7 +299,7 @@ def _declares_array(schema: object) -> bool:
 
 
 def _scope_value(
-    arguments: dict[str, Any], scope: profile.CallScope, property_schema: Any
+    arguments: JsonObject, scope: profile.CallScope, property_schema: JsonValue
 ) -> str | list[str] | None:
     named = arguments.get("collection")
     task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
@@ -311,7 +312,7 @@ def _scope_value(
     return scope.collections[0] if len(scope.collections) == 1 else None
 
 
-ArgumentMapper = Callable[[dict[str, Any], profile.CallScope], dict[str, Any]]
+ArgumentMapper = Callable[[JsonObject, profile.CallScope], JsonObject]
 
 
 def _string_scope(mapping: ToolMapping, scope: profile.CallScope) -> str | None:
@@ -342,9 +343,7 @@ def _fan_out(
     when the agent names none (as the in-process adapters search each collection)."""
     mapper = _mapper(mapping, config_dir, ids)
 
-    def split(
-        arguments: dict[str, Any], scope: profile.CallScope
-    ) -> tuple[dict[str, Any], ...] | None:
+    def split(arguments: JsonObject, scope: profile.CallScope) -> tuple[JsonObject, ...] | None:
         server_name = _string_scope(mapping, scope)
         if server_name is None or "collection" in arguments or len(scope.collections) < 2:
             return None
@@ -354,11 +353,11 @@ def _fan_out(
     return profile.FanOut(split=split, merge=_merge(reading))
 
 
-def _put(arguments: dict[str, Any], name: str, value: Any) -> None:
+def _put(arguments: JsonObject, name: str, value: JsonValue) -> None:
     """Set a server argument by its name; a dotted name (``searches.0.query``) sets a field
     of a nested object, a numeric part an item of a list (grown as needed)."""
     parts = name.split(".")
-    holder: Any = arguments
+    holder: JsonValue = arguments
     for part, following in itertools.pairwise(parts):
         holder = _child(holder, part, list if following.isdigit() else dict)
     last = parts[-1]
@@ -370,7 +369,7 @@ def _put(arguments: dict[str, Any], name: str, value: Any) -> None:
         holder[last] = value
 
 
-def _child(holder: Any, part: str, kind: type[Any]) -> Any:
+def _child(holder: JsonValue, part: str, kind: type[JsonArray] | type[JsonObject]) -> JsonValue:
     if isinstance(holder, list):
         index = int(part)
         holder.extend(kind() for _ in range(index + 1 - len(holder)))
@@ -378,10 +377,10 @@ def _child(holder: Any, part: str, kind: type[Any]) -> Any:
     return holder.setdefault(part, kind())
 
 
-def _fixed(mapping: ToolMapping, config_dir: Path) -> Callable[[Path | None], dict[str, Any]]:
+def _fixed(mapping: ToolMapping, config_dir: Path) -> Callable[[Path | None], JsonObject]:
     """A tool's fixed arguments, placeholders in their text filled for a prepared root."""
 
-    def values(root: Path | None) -> dict[str, Any]:
+    def values(root: Path | None) -> JsonObject:
         return {
             name: _fill(value, root, config_dir) if isinstance(value, str) and root else value
             for name, value in (mapping.fixed or {}).items()
@@ -396,14 +395,14 @@ def _mapper(mapping: ToolMapping, config_dir: Path, ids: ServerIds | None = None
     transforms = mapping.transforms or {}
     fixed = _fixed(mapping, config_dir)
 
-    def map_arguments(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+    def map_arguments(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
         task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
         for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
             if uri is not None:
                 task_scope.check_uri(str(uri))
         schema = scope.product_schemas.get(mapping.name, {})
         properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-        product: dict[str, Any] = {}
+        product: JsonObject = {}
         for contract_name, server_name in mapping.arguments.items():
             if contract_name == "collection":
                 value = _scope_value(arguments, scope, properties.get(server_name))
@@ -435,7 +434,7 @@ def _probe(
 ) -> profile.ReadinessProbe:
     mapper = _mapper(config.tools.search, config_dir, ids)
 
-    def arguments(scope: profile.CallScope) -> dict[str, Any]:
+    def arguments(scope: profile.CallScope) -> JsonObject:
         words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
         return mapper({"query": " ".join(words) or "a", "limit": 1}, scope)
 
@@ -460,7 +459,7 @@ def _wait_ready(config: BackendConfig, config_dir: Path) -> profile.ReadyWait | 
 
     fixed = _fixed(search, config_dir)
 
-    def arguments(root: Path) -> dict[str, Any]:
+    def arguments(root: Path) -> JsonObject:
         return {search.arguments["query"]: "the"} | fixed(root)
 
     return profile.ReadyWait(search.name, arguments, not_ready, config.ready.interval_s)
@@ -514,9 +513,7 @@ def _multi_get_by_get(
     multi-document read. Each receipt's diagnostics say the read was emulated."""
     mapper = _mapper(mapping, config_dir, ids)
 
-    def split(
-        arguments: dict[str, Any], scope: profile.CallScope
-    ) -> tuple[dict[str, Any], ...] | None:
+    def split(arguments: JsonObject, scope: profile.CallScope) -> tuple[JsonObject, ...] | None:
         return tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"])
 
     return profile.ToolBinding(
@@ -574,10 +571,10 @@ def _renames_documents(config: BackendConfig) -> bool:
     return config.ids is not None and (config.ids.form != "uri" or bool(config.ids.prefix))
 
 
-def _identity_dump(config: BackendConfig) -> dict[str, Any]:
+def _identity_dump(config: BackendConfig) -> JsonObject:
     """The config as its adapter's identity: a secret env value is named, never hashed in (a
     changed token is the same backend, and a fingerprint must not let a short one be guessed)."""
-    dump: dict[str, Any] = config.model_dump(mode="json")
+    dump: JsonObject = config.model_dump(mode="json")
     for name in config.secret_env:
         dump["env"][name] = SECRET
     return dump

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
@@ -31,6 +31,7 @@ from agentic.adapters.reads import nonblank_evidence, read_content
 from agentic.contract.canonical import canonical_text
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
 from agentic.fixture.snapshot import CorpusFile
 
 REASON = results.CONFIG_HASH_REASON
@@ -41,7 +42,7 @@ def merge_hits(raws: Sequence[profile.RawResult]) -> profile.RawResult:
     failed = next((raw for raw in raws if raw.is_error), None)
     if failed is not None:
         return failed
-    hits: list[Any] = []
+    hits: JsonArray = []
     for raw in raws:
         hits.extend(
             results.as_list(
@@ -66,7 +67,7 @@ class Item:
     file: CorpusFile
     start: int
     lines: tuple[str, ...]
-    claimed: dict[str, Any]
+    claimed: JsonObject
     evidence: tuple[ToolEvidence, ...]
     mismatched: int
 
@@ -81,7 +82,7 @@ def _foreign(call: profile.ParseInput, uri: str, scoped: bool) -> bool:
     )
 
 
-def _hits_document(raw: profile.RawResult) -> Any:
+def _hits_document(raw: profile.RawResult) -> JsonValue:
     """The structured content, or else the JSON text of the result."""
     if raw.structured is not None:
         return raw.structured
@@ -120,7 +121,7 @@ def _hit_items(call: profile.ParseInput, scoped: bool) -> tuple[list[Item], int]
         start = results.as_int(hit.get("startLine"), f"{what}.startLine", 1)
         end = results.as_int(hit.get("endLine"), f"{what}.endLine", start - 1)
         results.check_claimed_lines(file, start, end, what)
-        claimed: dict[str, Any] = {"uri": uri, "startLine": start, "endLine": end}
+        claimed: JsonObject = {"uri": uri, "startLine": start, "endLine": end}
         if "text" in hit:
             text = results.as_str(hit["text"], f"{what}.text")
             claimed["text"] = text
@@ -163,7 +164,7 @@ def _resource_items(call: profile.ParseInput, scoped: bool) -> tuple[list[Item],
         file = results.scoped_file(call.scope, resource.uri, results.call_collections(call))
         lines = results.span_rule_lines(resource.text)
         start = align(file, lines, prefer)
-        claimed: dict[str, Any] = {"uri": resource.uri, "text": resource.text}
+        claimed: JsonObject = {"uri": resource.uri, "text": resource.text}
         if start is None:
             unmatched = sum(1 for line in lines if not is_blank(line))
             items.append(Item(file, 1, lines, claimed, (), unmatched))

@@ -32,7 +32,6 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 from agentic.adapters import ids
 from agentic.adapters.base import CallOutcome, declared_capabilities, ok_outcome
@@ -48,6 +47,7 @@ from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text
 from agentic.contract.code_names import ErrorCodeName, RelayedCode
 from agentic.contract.receipt import ToolEvidence, ToolResult
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.fixture.spans import extract_span
 
@@ -66,7 +66,7 @@ _PREPARE_STEPS: dict[str, ErrorCodeName] = {
 }
 FILTER_KEYS = frozenset({"since", "until", "author", "categories", "tagsAll", "tagsAny"})
 SEARCH_MODES = frozenset({"bm25", "vector", "hybrid", "bm25_only"})
-CONFIG: dict[str, Any] = {
+CONFIG: JsonObject = {
     "adapterId": ADAPTER_ID,
     "version": 1,
     "canonicalMapping": "gno-mcp-v1",
@@ -98,7 +98,7 @@ def _config_path(root: Path) -> Path:
     return root / "config" / "index.yml"
 
 
-def _materialize(snapshot: CorpusSnapshot, root: Path) -> list[dict[str, Any]]:
+def _materialize(snapshot: CorpusSnapshot, root: Path) -> list[JsonObject]:
     """Write the snapshot bytes under ROOT/corpus-snapshot; one GNO collection per collection."""
     collections: dict[str, Path] = {}
     for file in snapshot.files:
@@ -113,7 +113,7 @@ def _materialize(snapshot: CorpusSnapshot, root: Path) -> list[dict[str, Any]]:
     ]
 
 
-def _write_config(root: Path, collections: list[dict[str, Any]]) -> None:
+def _write_config(root: Path, collections: list[JsonObject]) -> None:
     config = {
         "version": "1.0",
         "ftsTokenizer": TOKENIZER,
@@ -194,7 +194,7 @@ def _task_scope(scope: profile.CallScope) -> TaskScope:
     return TaskScope(task_id=scope.task.taskId, collections=scope.collections)
 
 
-def map_search(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+def map_search(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     mapped = {key: value for key, value in arguments.items() if key != "filters"}
     for key, value in dict(arguments.get("filters") or {}).items():
         if key not in FILTER_KEYS or key in mapped:
@@ -216,13 +216,13 @@ def map_search(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str,
     return mapped
 
 
-def map_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+def map_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     _task_scope(scope).check_uri(str(arguments["uri"]))
     rest = {key: value for key, value in arguments.items() if key != "uri"}
     return {"ref": arguments["uri"], **rest, "lineNumbers": False}
 
 
-def map_multi_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+def map_multi_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     for uri in arguments["uris"]:
         _task_scope(scope).check_uri(str(uri))
     rest = {key: value for key, value in arguments.items() if key != "uris"}
@@ -263,7 +263,7 @@ def _check_source(source: object, file: CorpusFile, what: str, *, with_hash: boo
     return source_hash
 
 
-def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _search(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
     meta = results.as_object(structured.get("meta"), "meta")
     query = results.as_str(meta.get("query"), "meta.query")
     mode = results.as_str(meta.get("mode"), "meta.mode")
@@ -279,7 +279,7 @@ def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome
     collection = str(call.product_arguments["collection"])
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
-    hits: list[dict[str, Any]] = []
+    hits: list[JsonObject] = []
     for position, item in enumerate(results.as_list(structured.get("results"), "results")):
         what = f"results[{position}]"
         hit = results.as_object(item, what)
@@ -323,7 +323,7 @@ def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome
     return ok_outcome("candidates", content, evidence, invocations, notes)
 
 
-def _get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _get(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
     uri = stable_uri(results.as_str(structured.get("uri"), "uri"))
     file = results.scoped_file(call.scope, uri)
     if uri != call.arguments["uri"]:
@@ -353,7 +353,7 @@ def _get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
     return ok_outcome("source", canonical_text(payload), evidence, 1, notes)
 
 
-def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _multi_get(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
     meta = results.as_object(structured.get("meta"), "meta")
     documents = results.as_list(structured.get("documents"), "documents")
     skipped = results.as_list(structured.get("skipped"), "skipped")
@@ -370,7 +370,7 @@ def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutc
         results.as_str(entry.get("reason"), f"skipped[{position}].reason")
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
-    served: list[dict[str, Any]] = []
+    served: list[JsonObject] = []
     for position, item in enumerate(documents):
         what = f"documents[{position}]"
         document = results.as_object(item, what)
@@ -415,7 +415,7 @@ def parse(call: profile.ParseInput) -> CallOutcome:
 # -- readiness -------------------------------------------------------------------------------------
 
 
-def probe_arguments(scope: profile.CallScope) -> dict[str, Any]:
+def probe_arguments(scope: profile.CallScope) -> JsonObject:
     return {
         "query": scope.task.brief.goal,
         "collection": scope.collections[0],

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
@@ -40,6 +39,7 @@ from agentic.adapters.reads import line_evidence, nonblank_evidence, read_conten
 from agentic.contract.canonical import canonical_text
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusFile
 
 REASON = results.CONFIG_HASH_REASON
@@ -262,8 +262,8 @@ def _one_line(file: CorpusFile, hit: Hit, text: str, tally: Tally) -> Located:
     return Located(file, hit, evidence, match.number, match.number)
 
 
-def _shown(item: Located) -> dict[str, Any]:
-    shown: dict[str, Any] = {"uri": item.file.uri}
+def _shown(item: Located) -> JsonObject:
+    shown: JsonObject = {"uri": item.file.uri}
     if item.first is not None and item.last is not None:
         shown["startLine"] = item.first
         shown["endLine"] = item.last

@@ -22,12 +22,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.sandbox import View
 from agentic.contract.credentials import NO_SECRETS, Secrets
 from agentic.contract.receipt import Capabilities
+from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 
@@ -59,7 +59,7 @@ class RawResult:
     """A product's tool result, reduced to what parsers may read."""
 
     is_error: bool
-    structured: Any
+    structured: JsonValue
     text: str
     resources: tuple[RawResource, ...] = ()
 
@@ -71,7 +71,7 @@ class CallScope:
 
     task: AgentTask
     snapshot: CorpusSnapshot
-    product_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    product_schemas: Mapping[str, Mapping[str, JsonValue]] = field(default_factory=dict)
     # The attached server's prepared root (a server may name documents by absolute paths in it).
     prepared_root: Path | None = None
 
@@ -82,7 +82,7 @@ class CallScope:
 
 # Maps the agent's (schema-valid) arguments to the product's; raises AdapterCallError to reject a
 # call before MCP traffic (a foreign collection or URI, an unmappable filter).
-ArgumentMapper = Callable[[dict[str, Any], CallScope], dict[str, Any]]
+ArgumentMapper = Callable[[JsonObject, CallScope], JsonObject]
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class FanOut:
     in that order into one result for the parser (None: the parser gets every result, in
     ``ParseInput.parts``)."""
 
-    split: Callable[[dict[str, Any], CallScope], tuple[dict[str, Any], ...] | None]
+    split: Callable[[JsonObject, CallScope], tuple[JsonObject, ...] | None]
     merge: Callable[[Sequence[RawResult]], RawResult] | None
 
 
@@ -111,8 +111,8 @@ class ParseInput:
     """Everything a result parser sees for one call."""
 
     tool: str
-    arguments: dict[str, Any]
-    product_arguments: dict[str, Any]
+    arguments: JsonObject
+    product_arguments: JsonObject
     scope: CallScope
     raw: RawResult
     # Each product call's result, in order, when a fan-out leaves merging to the parser.
@@ -124,7 +124,7 @@ class ReadinessProbe:
     """One real product call whose result is discarded; ``check`` raises when it proves nothing."""
 
     product_tool: str
-    arguments: Callable[[CallScope], dict[str, Any]]
+    arguments: Callable[[CallScope], JsonObject]
     check: Callable[[RawResult], None]
 
 
@@ -135,7 +135,7 @@ class ReadyWait:
     within the start-up budget."""
 
     product_tool: str
-    arguments: Callable[[Path], dict[str, Any]]  # for a prepared root
+    arguments: Callable[[Path], JsonObject]  # for a prepared root
     not_ready: Callable[[RawResult], bool]
     interval_s: float
 
@@ -193,9 +193,9 @@ class McpProfile:
         return View(read_only=(root, *self.sandbox_paths(root)), writable=writable)
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> JsonObject:
         """A fresh copy of the configuration object."""
-        value: dict[str, Any] = json.loads(self.config_json)
+        value: JsonObject = json.loads(self.config_json)
         return value
 
     def binding(self, normalized: str) -> ToolBinding | None:

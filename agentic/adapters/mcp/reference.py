@@ -29,7 +29,6 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import agentic
 from agentic.adapters import ids, indexed
@@ -51,6 +50,7 @@ from agentic.adapters.reads import (
 from agentic.contract.canonical import canonical_text
 from agentic.contract.code_names import RelayedCode
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ADAPTER_ID = ids.MCP_REFERENCE
@@ -59,7 +59,7 @@ SERVER_NAME = "agentic-reference"
 SEARCH_REASON = "the reference MCP server returns no source/span hashes for search results"
 READ_HASH_REASON = "the reference MCP server returns no source/span hashes for reads"
 PRODUCT_TOOLS = ("kb_get", "kb_multi_get", "kb_search")
-CONFIG: dict[str, Any] = {
+CONFIG: JsonObject = {
     "adapter": ADAPTER_ID,
     "version": 1,
     "transport": "stdio",
@@ -122,27 +122,27 @@ def _task_scope(scope: profile.CallScope) -> TaskScope:
     return TaskScope(task_id=scope.task.taskId, collections=scope.collections)
 
 
-def map_search(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+def map_search(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     collection = arguments.get("collection")
     if collection is None:
         collections = list(scope.collections)
     else:
         _task_scope(scope).check_collection(str(collection))
         collections = [str(collection)]
-    product: dict[str, Any] = {"query": arguments["query"], "collections": collections}
+    product: JsonObject = {"query": arguments["query"], "collections": collections}
     if "limit" in arguments:
         product["limit"] = arguments["limit"]
     return product
 
 
-def map_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+def map_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     _task_scope(scope).check_uri(str(arguments["uri"]))
     keys: tuple[str, ...] = ("uri", "fromLine", "lineCount")
     product = {key: arguments[key] for key in keys if key in arguments}
     return {**product, "lineNumbers": False}
 
 
-def map_multi_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[str, Any]:
+def map_multi_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     for uri in arguments["uris"]:
         _task_scope(scope).check_uri(str(uri))
     keys: tuple[str, ...] = ("uris", "maxBytes")
@@ -153,7 +153,7 @@ def map_multi_get(arguments: dict[str, Any], scope: profile.CallScope) -> dict[s
 # -- result parsing --------------------------------------------------------------------------------
 
 
-def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _search(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
     requested: list[str] = call.product_arguments["collections"]
     searched = [
         results.as_str(c, "searched collection")
@@ -168,7 +168,7 @@ def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome
     if query != call.product_arguments["query"]:
         raise results.invalid("the product answered another query")
     min_score = call.arguments.get("minScore")
-    hits: dict[str, list[dict[str, Any]]] = {collection: [] for collection in searched}
+    hits: dict[str, list[JsonObject]] = {collection: [] for collection in searched}
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
     for position, item in enumerate(results.as_list(structured.get("results"), "results")):
@@ -196,7 +196,7 @@ def _search(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome
     return ok_outcome("candidates", content, evidence, len(searched), notes)
 
 
-def _get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _get(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
     uri = results.as_str(structured.get("uri"), "uri")
     file = results.scoped_file(call.scope, uri)
     if uri != call.product_arguments["uri"]:
@@ -213,7 +213,7 @@ def _get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
     return ok_outcome("source", read_content(evidence), evidence, INVOCATIONS_PER_READ, notes)
 
 
-def _multi_get(call: profile.ParseInput, structured: dict[str, Any]) -> CallOutcome:
+def _multi_get(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
     uris: list[str] = call.product_arguments["uris"]
     if results.as_int(structured.get("requested"), "requested") != len(uris):
         raise results.invalid("multi_get reports another request size")
@@ -259,7 +259,7 @@ def parse(call: profile.ParseInput) -> CallOutcome:
 # -- readiness -------------------------------------------------------------------------------------
 
 
-def probe_arguments(scope: profile.CallScope) -> dict[str, Any]:
+def probe_arguments(scope: profile.CallScope) -> JsonObject:
     """A real search in the task's first collection, built from the goal's plain words (so the
     query grammar always accepts it; whether it matches anything does not matter)."""
     words = _PROBE_WORD.findall(scope.task.brief.goal)[:_PROBE_WORDS]
@@ -318,7 +318,7 @@ def cold_start_seconds(
             view=PROFILE.view(index_dir, run_root),
         )
         limits = ConnectionLimits(max_message_bytes=PROFILE.max_message_bytes)
-        arguments: dict[str, Any] = {"query": query, "limit": 1}
+        arguments: JsonObject = {"query": query, "limit": 1}
         if collection is not None:
             arguments["collections"] = [collection]
         elapsed, result = first_result_seconds(

@@ -32,12 +32,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp import results
 from agentic.adapters.mcp.backend_config import FieldMap, ResultReading
 from agentic.adapters.mcp.profile import RawResult
+from agentic.contract.strict_json import JsonObject, JsonValue
 
 _ERROR_CHARS = 300
 
@@ -92,7 +92,7 @@ def read_reply(tool: str, raw: RawResult, reading: ResultReading) -> Reading:
     return Reading(hits=(Hit(server_id=None, line=None, end=None, text=text),))
 
 
-def _json(raw: RawResult, text: str) -> Any:
+def _json(raw: RawResult, text: str) -> JsonValue:
     if raw.structured is not None:
         return raw.structured
     try:
@@ -101,7 +101,7 @@ def _json(raw: RawResult, text: str) -> Any:
         raise results.invalid("the reply is neither structured content nor JSON text") from None
 
 
-def _parsed(value: Any, where: str) -> Any:
+def _parsed(value: JsonValue, where: str) -> JsonValue:
     """A string met where JSON is expected is JSON text (a wrapper around a JSON reply)."""
     if not isinstance(value, str):
         return value
@@ -111,14 +111,14 @@ def _parsed(value: Any, where: str) -> Any:
         raise results.invalid(f"{where} is text that is not JSON") from None
 
 
-def _step(value: Any, key: str, where: str) -> Any:
+def _step(value: JsonValue, key: str, where: str) -> JsonValue:
     value = _parsed(value, where)
     if not isinstance(value, dict) or key not in value:
         raise results.invalid(f"{where} has no {key!r}")
     return value[key]
 
 
-def follow(value: Any, path: str, what: str) -> Any:
+def follow(value: JsonValue, path: str, what: str) -> JsonValue:
     """The value at a dotted ``path`` (empty: ``value`` itself)."""
     where = what
     for key in [part for part in path.split(".") if part]:
@@ -133,7 +133,7 @@ def _records(raw: RawResult, text: str, path: str, fields: FieldMap) -> tuple[Hi
     return tuple(_record(value, fields, f"record {n}") for n, value in enumerate(records))
 
 
-def _optional_field(record: dict[str, Any], path: str | None, what: str) -> Any:
+def _optional_field(record: JsonObject, path: str | None, what: str) -> JsonValue:
     if path is None:
         return None
     try:
@@ -142,7 +142,7 @@ def _optional_field(record: dict[str, Any], path: str | None, what: str) -> Any:
         return None
 
 
-def _record(value: Any, fields: FieldMap, what: str) -> Hit:
+def _record(value: JsonValue, fields: FieldMap, what: str) -> Hit:
     record = results.as_object(value, what)
     uri = follow(record, fields.uri, what)
     line = _optional_field(record, fields.line, what)
@@ -156,7 +156,7 @@ def _record(value: Any, fields: FieldMap, what: str) -> Hit:
     )
 
 
-def _number(value: Any, what: str) -> int:
+def _number(value: JsonValue, what: str) -> int:
     if isinstance(value, str) and value.isdigit():
         value = int(value)
     return results.as_int(value, what, 1)

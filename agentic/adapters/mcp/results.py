@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
@@ -25,6 +24,7 @@ from agentic.adapters.reads import line_evidence, scope_violation
 from agentic.contract.canonical import canonical_text
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.fixture.snapshot import CorpusFile
 
 _URI = re.compile(r"^gno://([^/]+)/(.+)$")
@@ -34,20 +34,20 @@ CONFIG_HASH_REASON = "backend config servers return no source/span hashes"
 # How much of a reply a diagnostic quotes when it cannot be read as the configured shape.
 EXCERPT_CHARS = 300
 
-StructuredParser = Callable[[ParseInput, dict[str, Any]], CallOutcome]
+StructuredParser = Callable[[ParseInput, JsonObject], CallOutcome]
 
 
 def invalid(message: str) -> AdapterCallError:
     return AdapterCallError("invalid_tool_result", "harness_error", message)
 
 
-def as_object(value: object, what: str) -> dict[str, Any]:
+def as_object(value: object, what: str) -> JsonObject:
     if not isinstance(value, dict):
         raise invalid(f"{what} must be an object")
     return value
 
 
-def as_list(value: object, what: str) -> list[Any]:
+def as_list(value: object, what: str) -> JsonArray:
     if not isinstance(value, list):
         raise invalid(f"{what} must be an array")
     return value

@@ -16,10 +16,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.backend_config import IdMapping
+from agentic.contract.strict_json import JsonValue
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
 _SLUG_GAP = re.compile(r"[^a-z0-9/]+")
@@ -128,7 +128,7 @@ class ServerIds:
     def file(self, server_id: str, root: Path | None) -> CorpusFile | None:
         return self.table.file(server_id, self.prefix(root))
 
-    def for_server(self, value: Any, root: Path | None) -> Any:
+    def for_server(self, value: JsonValue, root: Path | None) -> JsonValue:
         """A ``gno://`` URI (or a list of them) as the server names it; a document without an
         id of the server's form is refused before any traffic."""
         if isinstance(value, list):

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
 from agentic.contract.base import ContractModel, NonEmptyStr, PositiveInt, Sha256, Str, first_error
 from agentic.contract.canonical import fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict_object
+from agentic.contract.strict_json import JsonObject, parse_strict_object
 from agentic.resources import locks_dir
 
 LOCK_FILE = "qmd.lock.json"
@@ -144,7 +144,7 @@ def check_npm_inputs(lock: QmdLock, root: Path | None = None) -> None:
             )
 
 
-def tool_pins(listed: Sequence[dict[str, Any]]) -> tuple[ToolPin, ...]:
+def tool_pins(listed: Sequence[JsonObject]) -> tuple[ToolPin, ...]:
     """Pins of listed MCP tools (``name``, ``description``, ``inputSchema``), sorted by name."""
     pins = [
         ToolPin(
@@ -161,7 +161,7 @@ def tools_fingerprint(pins: Sequence[ToolPin]) -> str:
     return fingerprint([pin.model_dump() for pin in pins])
 
 
-def check_tools(lock: QmdLock, listed: Sequence[dict[str, Any]]) -> None:
+def check_tools(lock: QmdLock, listed: Sequence[JsonObject]) -> None:
     """qmd must list exactly the locked tools; the first difference is named."""
     actual = {pin.name: pin for pin in tool_pins(listed)}
     expected = {pin.name: pin for pin in lock.tools}

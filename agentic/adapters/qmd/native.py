@@ -39,7 +39,6 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agentic.adapters.mcp.process import isolated_environment
 from agentic.adapters.qmd.install import QmdInstall
@@ -47,6 +46,7 @@ from agentic.adapters.qmd.proc import run_bounded
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 CORPUS_DIR = "corpus"
@@ -174,7 +174,7 @@ def config_text(root: Path, collections: tuple[str, ...], models: Mapping[str, s
     """qmd's config; key order follows qmd's own (it hashes ``JSON.stringify`` of it)."""
     disabled = root / DISABLED_MODELS_DIR
     chosen = models or {role: str(disabled / f"{role}.gguf") for role in MODEL_ROLES}
-    document: dict[str, Any] = {
+    document: JsonObject = {
         "collections": {
             collection_name(c): {"path": str(root / CORPUS_DIR / c), "pattern": PATTERN}
             for c in collections

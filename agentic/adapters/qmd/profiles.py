@@ -41,7 +41,6 @@ import tempfile
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 
@@ -68,6 +67,7 @@ from agentic.adapters.qmd.plan import plan_lex
 from agentic.adapters.reads import TaskScope
 from agentic.contract.canonical import ZERO_HASH, canonical_text, sha256_hex
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 LEX_ID = ids.QMD_LEX
@@ -104,7 +104,7 @@ class QmdMode:
     def mode(self) -> str:
         return "qmd-hybrid" if self.full else "qmd-lex"
 
-    def config(self, lock_sha256: str) -> dict[str, Any]:
+    def config(self, lock_sha256: str) -> JsonObject:
         return {
             "adapter": self.adapter_id,
             "version": 1,
@@ -145,11 +145,11 @@ class QmdMode:
 
     # -- argument mapping ----------------------------------------------------------------------
 
-    def map_search(self, arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+    def map_search(self, arguments: JsonObject, scope: CallScope) -> JsonObject:
         collections = searched_collections(arguments, scope)
         names = [native.collection_name(c) for c in collections]
         query = str(arguments["query"])
-        product: dict[str, Any] = {"collections": names}
+        product: JsonObject = {"collections": names}
         if self.full:
             product["query"] = query
             product["rerank"] = bool(arguments.get("rerank", True))
@@ -196,7 +196,7 @@ class QmdMode:
 
     # -- readiness -----------------------------------------------------------------------------
 
-    def probe_arguments(self, scope: CallScope) -> dict[str, Any]:
+    def probe_arguments(self, scope: CallScope) -> JsonObject:
         """A real query on the task's first collection, made of the goal's first plain word."""
         words = _PROBE_WORD.findall(scope.task.brief.goal)
         names = [native.collection_name(scope.collections[0])]
@@ -238,7 +238,7 @@ def command(root: Path) -> tuple[str, ...]:
     return native.RunSettings.load(root).argv("mcp")
 
 
-def searched_collections(arguments: dict[str, Any], scope: CallScope) -> tuple[str, ...]:
+def searched_collections(arguments: JsonObject, scope: CallScope) -> tuple[str, ...]:
     collection = arguments.get("collection")
     if collection is None:
         return scope.collections
@@ -253,8 +253,8 @@ def qmd_file(uri: str, scope: CallScope) -> str:
     return f"{native.collection_name(collection)}/{rel_path}"
 
 
-def map_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
-    product: dict[str, Any] = {"file": qmd_file(str(arguments["uri"]), scope), "lineNumbers": False}
+def map_get(arguments: JsonObject, scope: CallScope) -> JsonObject:
+    product: JsonObject = {"file": qmd_file(str(arguments["uri"]), scope), "lineNumbers": False}
     if "fromLine" in arguments:
         product["fromLine"] = arguments["fromLine"]
     if "lineCount" in arguments:
@@ -262,7 +262,7 @@ def map_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
     return product
 
 
-def map_multi_get(arguments: dict[str, Any], scope: CallScope) -> dict[str, Any]:
+def map_multi_get(arguments: JsonObject, scope: CallScope) -> JsonObject:
     files = [qmd_file(str(uri), scope) for uri in arguments["uris"]]
     return {"pattern": ",".join(files), "maxBytes": QMD_READ_MAX_BYTES, "lineNumbers": False}
 
@@ -289,7 +289,7 @@ class ServerIdentity:
 
     name: str
     version: str
-    tools: tuple[dict[str, Any], ...]
+    tools: tuple[JsonObject, ...]
 
 
 def server_identity(root: Path, timeout_s: float) -> ServerIdentity:
@@ -331,7 +331,7 @@ def preflight_tools(lock: QmdLock, root: Path, timeout_s: float) -> None:
     check_tools(lock, identity.tools)
 
 
-def listed_tool(tool: types.Tool) -> dict[str, Any]:
+def listed_tool(tool: types.Tool) -> JsonObject:
     """An SDK tool as ``{name, description, inputSchema}``."""
     return {
         "name": tool.name,

@@ -32,7 +32,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote
 
 from agentic.adapters.base import CallOutcome, ok_outcome
@@ -56,6 +55,7 @@ from agentic.adapters.reads import read_content, scope_violation
 from agentic.contract.canonical import canonical_text
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusFile
 
 SEARCH_REASON = "qmd search results carry no source/span hashes"
@@ -112,7 +112,7 @@ def search_outcome(
     structured: object, *, scope: CallScope, collections: Sequence[str], mode: str, query: str
 ) -> CallOutcome:
     results = as_list(as_object(structured, "query structured content").get("results"), "results")
-    hits: list[dict[str, Any]] = []
+    hits: list[JsonObject] = []
     evidence: list[ToolEvidence] = []
     notes: list[str] = []
     for position, item in enumerate(results):

@@ -13,9 +13,10 @@ import os
 from collections.abc import Sequence
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.lane.executors.units import (
     Unit,
     WorkerLostError,
@@ -32,7 +33,7 @@ from agentic.runner.run import Recorder, RunResult, combine_runs
 if TYPE_CHECKING:
     from agentic.lane.plan import LanePlan
 
-_Handle = futures.Future[dict[str, Any]]
+_Handle = futures.Future[JsonObject]
 
 
 def share_cores(jobs: int) -> None:
@@ -71,7 +72,7 @@ class _PoolRunner:
         done, _ = futures.wait(handles, return_when=futures.FIRST_COMPLETED)
         return next(iter(done))
 
-    def collect(self, handle: futures.Future[dict[str, Any]]) -> dict[str, Any]:
+    def collect(self, handle: futures.Future[JsonObject]) -> JsonObject:
         try:
             return handle.result()
         except BrokenProcessPool as exc:

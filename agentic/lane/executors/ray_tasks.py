@@ -21,9 +21,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.lane.executors.units import (
     Unit,
     WorkerLostError,
@@ -49,7 +50,7 @@ class RayOptions:
     retries: int = 0
 
 
-def ray_unit(spec: WorkerSpec, files: dict[str, bytes], keys: Sequence[PairKey]) -> dict[str, Any]:
+def ray_unit(spec: WorkerSpec, files: dict[str, bytes], keys: Sequence[PairKey]) -> JsonObject:
     """One Ray task: ``units.run_unit``, and the node it ran on."""
     from agentic.lane.executors.units import run_unit
 
@@ -136,17 +137,17 @@ class _RayRunner:
         self._lost = _system_failures(ray)
         self.nodes: set[str] = set()
 
-    def submit(self, unit: Unit) -> Any:
+    def submit(self, unit: Unit) -> object:
         return self._task.remote(self._spec, self._files, list(unit))
 
-    def wait(self, handles: Sequence[Any]) -> Any:
+    def wait(self, handles: Sequence[object]) -> object:
         (done,), _ = self._ray.wait(list(handles), num_returns=1)
         return done
 
-    def collect(self, handle: Any) -> dict[str, Any]:
+    def collect(self, handle: object) -> JsonObject:
         ray = self._ray
         try:
-            payload: dict[str, Any] = ray.get(handle)
+            payload: JsonObject = ray.get(handle)
         except self._lost as exc:
             raise WorkerLostError(
                 f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
@@ -161,7 +162,7 @@ class _RayRunner:
         self.nodes.add(str(payload.pop("node")))
         return payload
 
-    def cancel(self, handles: Sequence[Any]) -> None:
+    def cancel(self, handles: Sequence[object]) -> None:
         for handle in handles:
             self._ray.cancel(handle, force=True)
 

@@ -29,6 +29,7 @@ from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.receipt import PairIdentity, TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
+from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.runner.catalog_source import CatalogSource
 from agentic.runner.pairs import PairKey, RunIdentity, first_difference
 from agentic.runner.receipts import with_retries
@@ -105,7 +106,7 @@ def _materialize(files: Mapping[str, bytes], fixture_fingerprint: str) -> Path:
 
 def run_unit(
     spec: WorkerSpec, files: Mapping[str, bytes] | None, keys: Sequence[PairKey]
-) -> dict[str, Any]:
+) -> JsonObject:
     """In a worker: rebuild the lane, check its identity, run ``keys``, return the records."""
     from agentic.lane.plan import plan_lane
     from agentic.lane.request import LaneRequest
@@ -199,7 +200,7 @@ class UnitRunner(Protocol, Generic[Handle]):
         """A finished handle among ``handles``."""
         ...
 
-    def collect(self, handle: Handle) -> dict[str, Any]:
+    def collect(self, handle: Handle) -> JsonObject:
         """The unit's records; WorkerLostError when its worker died; ContractError otherwise."""
         ...
 
@@ -254,7 +255,7 @@ def run_units(
     return merged, Drive(len(units), retried)
 
 
-def _parsed(payload: Mapping[str, Any]) -> RunResult:
+def _parsed(payload: Mapping[str, JsonValue]) -> RunResult:
     def receipts(name: str) -> list[TrajectoryReceipt]:
         return [
             load_document("trajectory-receipt", item, source=f"a worker's {name}")
