@@ -1,4 +1,4 @@
-"""Regression comparison of two reports of the same fixture, and baseline promotion.
+"""Regression comparison of two reports of the same fixture, and accepting one as a baseline.
 
 Three kinds of report can be compared, each with its own metrics:
 
@@ -23,9 +23,11 @@ Refusals (exit 2): reports of different kinds, of different fixture fingerprints
 different things; re-baseline instead), or of different goldens or settings (ranking,
 generation) or agent and schedule (lane).
 
-Promotion files a report as the baseline of its fixture: ``baselines/ranking/<fingerprint>/
-ranking.json`` or ``baselines/generation/<fingerprint>/<model>.json``, so one fixture's baseline
-can never overwrite another's. Lane baselines are written by ``agentic run --write``.
+Accepting (``agentic compare --accept``) files a report as the baseline of its fixture:
+``baselines/ranking/<fingerprint>/ranking.json`` or ``baselines/generation/<fingerprint>/
+<model>.json``, so one fixture's baseline can never overwrite another's. Lane baselines are
+written by ``agentic run --write``. (Promotion is something else: the contract's gate between
+two adapters, ``scoring/promotion.py``.)
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ class LoadedReport:
     identity: JsonObject
     metrics: dict[str, Metric]
     document: JsonObject
-    baseline_path: str | None  # relative to the baselines root; None: not promotable here
+    baseline_path: str | None  # relative to the baselines root; None: not accepted here
     outcomes: tuple[PairOutcome, ...] = ()  # lane reports: every scored pair
     lane: BenchmarkReport | None = None  # lane reports: the validated report itself
 
@@ -525,7 +527,7 @@ def compare_page(
     )
 
 
-# --- promotion --------------------------------------------------------------------------------
+# --- accepting a baseline ---------------------------------------------------------------------
 
 
 def baseline_target(report: LoadedReport, root: Path) -> Path:
@@ -561,8 +563,9 @@ def write_baseline(report: LoadedReport, target: Path) -> None:
         raise ContractError("baseline_write_failed", f"cannot write {target}: {exc}") from None
 
 
-def promote_first(report: LoadedReport, root: Path) -> Path:
-    """File a first baseline; refuses when one exists (compare against it instead)."""
+def accept_first(report: LoadedReport, root: Path) -> Path:
+    """Accept ``report`` as its fixture's first baseline; refuses when one exists (compare
+    against it instead)."""
     target = baseline_target(report, root)
     if target.exists():
         raise ContractError(

@@ -381,21 +381,22 @@ def test_receipts_of_a_ranking_report_are_refused(
     assert "lane reports" in err
 
 
-def test_promote_files_a_first_baseline_under_its_fingerprint(
-    tmp_path: Path, reports: JsonObject
-) -> None:
-    report = write(tmp_path / "r.json", reports["ranking"])
-    baselines = tmp_path / "baselines"
-    assert main(["compare", str(report), "--promote", "--baselines", str(baselines)]) == 0
-    target = baselines / "ranking" / reports["ranking"]["fixtureFingerprint"] / "ranking.json"
-    assert target.read_bytes() == canonical_bytes(reports["ranking"])
-
-
-def test_a_first_promotion_never_replaces_an_existing_baseline(
+def test_accept_files_a_first_baseline_under_its_fingerprint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
-    argv = ["compare", str(report), "--promote", "--baselines", str(tmp_path / "b")]
+    baselines = tmp_path / "baselines"
+    assert main(["compare", str(report), "--accept", "--baselines", str(baselines)]) == 0
+    target = baselines / "ranking" / reports["ranking"]["fixtureFingerprint"] / "ranking.json"
+    assert target.read_bytes() == canonical_bytes(reports["ranking"])
+    assert capsys.readouterr().err == f"agentic: accepted {report} as the baseline {target}\n"
+
+
+def test_a_first_baseline_never_replaces_an_existing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+) -> None:
+    report = write(tmp_path / "r.json", reports["ranking"])
+    argv = ["compare", str(report), "--accept", "--baselines", str(tmp_path / "b")]
     assert main(argv) == 0
     assert main(argv) == 2
     assert "baseline_exists" in capsys.readouterr().err
@@ -405,47 +406,81 @@ def test_baselines_of_two_fixtures_live_side_by_side(tmp_path: Path, reports: Js
     baselines = tmp_path / "baselines"
     for name in ("ranking", "ranking-crlf"):
         report = write(tmp_path / f"{name}.json", reports[name])
-        assert main(["compare", str(report), "--promote", "--baselines", str(baselines)]) == 0
+        assert main(["compare", str(report), "--accept", "--baselines", str(baselines)]) == 0
     assert len(list((baselines / "ranking").iterdir())) == 2
 
 
-def test_a_passing_comparison_promotes_new(tmp_path: Path, reports: JsonObject) -> None:
+def test_a_passing_comparison_accepts_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("recall", 1.0))
     baselines = tmp_path / "baselines"
-    code = run_compare(tmp_path, base, new, "--promote", "--baselines", str(baselines))
+    code, _, err = outcome(tmp_path, capsys, base, new, "--accept", "--baselines", str(baselines))
     assert code == 0
     target = baselines / "ranking" / base["fixtureFingerprint"] / "ranking.json"
     assert target.read_bytes() == canonical_bytes(new)
+    assert err == f"agentic: accepted {tmp_path / 'new.json'} as the baseline {target}\n"
 
 
-def test_a_failing_comparison_promotes_nothing(tmp_path: Path, reports: JsonObject) -> None:
+def test_a_failing_comparison_accepts_nothing(tmp_path: Path, reports: JsonObject) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("recall", 0.0))
     baselines = tmp_path / "baselines"
-    code = run_compare(tmp_path, base, new, "--promote", "--baselines", str(baselines))
+    code = run_compare(tmp_path, base, new, "--accept", "--baselines", str(baselines))
     assert code == 1
     assert not baselines.exists()
+
+
+def test_promote_the_former_name_of_accept_still_files_the_baseline(
+    tmp_path: Path, reports: JsonObject
+) -> None:
+    """Scripts written before the rename keep working: ``--promote`` is ``--accept``, for a
+    first baseline and after a passing comparison, and a failing one still files nothing."""
+    base = reports["ranking"]
+    baselines = tmp_path / "baselines"
+    target = baselines / "ranking" / base["fixtureFingerprint"] / "ranking.json"
+    first = write(tmp_path / "first.json", base)
+    assert main(["compare", str(first), "--promote", "--baselines", str(baselines)]) == 0
+    assert target.read_bytes() == canonical_bytes(base)
+    better = changed(base, set_lexical("recall", 1.0))
+    assert run_compare(tmp_path, base, better, "--promote", "--baselines", str(baselines)) == 0
+    assert target.read_bytes() == canonical_bytes(better)
+    worse = changed(base, set_lexical("recall", 0.0))
+    assert run_compare(tmp_path, base, worse, "--promote", "--baselines", str(baselines)) == 1
+    assert target.read_bytes() == canonical_bytes(better)
+
+
+def test_compare_help_names_accept_and_keeps_promote_as_its_alias() -> None:
+    from agentic.cli import build_parser
+    from agentic.docgen.reference import walk
+
+    (page,) = (p for p in walk(build_parser()) if p.words == ("compare",))
+    (action,) = (a for a in page.parser._actions if a.dest == "accept")
+    assert action.option_strings == ["--accept", "--promote"]
+    usage = page.parser.format_usage()
+    assert "--accept" in usage
+    assert "--promote" not in usage
 
 
 def test_generation_baselines_are_filed_per_model(tmp_path: Path, reports: JsonObject) -> None:
     report = write(tmp_path / "g.json", reports["generation"])
     baselines = tmp_path / "baselines"
-    assert main(["compare", str(report), "--promote", "--baselines", str(baselines)]) == 0
+    assert main(["compare", str(report), "--accept", "--baselines", str(baselines)]) == 0
     fingerprint = reports["generation"]["fixtureFingerprint"]
     assert (baselines / "generation" / fingerprint / "mock.json").is_file()
 
 
-def test_lane_reports_are_not_promoted_here(
+def test_lane_reports_are_not_accepted_here(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     report = write(tmp_path / "l.json", reports["lane"])
-    argv = ["compare", str(report), "--promote", "--baselines", str(tmp_path / "b")]
+    argv = ["compare", str(report), "--accept", "--baselines", str(tmp_path / "b")]
     assert main(argv) == 2
     assert "agentic run --write" in capsys.readouterr().err
 
 
-def test_one_report_without_promote_is_a_usage_error(
+def test_one_report_without_accept_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])

@@ -26,12 +26,12 @@ def ranking(fixture: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tu
     return code, captured.out, captured.err
 
 
-def promoted_baseline(fixture: Path, baselines: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    """This fixture's committed baseline: a run, promoted as `agentic compare --promote` does."""
+def accepted_baseline(fixture: Path, baselines: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """This fixture's committed baseline: a run, accepted as `agentic compare --accept` does."""
     report = baselines.parent / "first"
     assert ranking(fixture, capsys, "--report", str(report))[0] == 0
-    promote = ["compare", str(report / "ranking.json"), "--promote"]
-    assert main([*promote, "--baselines", str(baselines)]) == 0
+    accept = ["compare", str(report / "ranking.json"), "--accept"]
+    assert main([*accept, "--baselines", str(baselines)]) == 0
     capsys.readouterr()
     (path,) = (baselines / "ranking").glob("*/ranking.json")
     return path
@@ -45,14 +45,14 @@ def test_a_fixture_without_a_ranking_baseline_exits_2_saying_how_to_create_one(
     assert err.count("\n") == 1
     assert err.startswith("agentic: baseline_missing: no ranking baseline for fixture ")
     assert "agentic ranking --report DIR" in err
-    assert "--promote" in err
+    assert "--accept" in err
 
 
 def test_a_run_equal_to_its_baseline_passes_the_gate(
     fixture: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     baselines = tmp_path / "baselines"
-    promoted_baseline(fixture, baselines, capsys)
+    accepted_baseline(fixture, baselines, capsys)
     code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines))
     assert code == 0
     assert out.splitlines()[-1].startswith("OK:")
@@ -72,7 +72,7 @@ def test_a_regression_beyond_the_tolerance_exits_1(
     fixture: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     baselines = tmp_path / "baselines"
-    path = promoted_baseline(fixture, baselines, capsys)
+    path = accepted_baseline(fixture, baselines, capsys)
     edit_json(path, raise_lexical_precision(0.5))  # the run now falls short
     code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines))
     assert code == 1
@@ -84,7 +84,7 @@ def test_a_drop_within_a_given_tolerance_passes(
     fixture: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     baselines = tmp_path / "baselines"
-    path = promoted_baseline(fixture, baselines, capsys)
+    path = accepted_baseline(fixture, baselines, capsys)
     edit_json(path, raise_lexical_precision(0.05))
     gate = ("--gate", "--baselines", str(baselines), "--tolerance", "0.1")
     assert ranking(fixture, capsys, *gate)[0] == 0

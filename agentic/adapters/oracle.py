@@ -1,7 +1,7 @@
 """The ``oracle`` ceiling adapter (evaluation only): its search returns exactly the required
 evidence of the current task's hidden oracle. It proves every task solvable with the frozen tools
-and bounds what a perfect retriever could score; it is never promoted or written as a product
-baseline. It is the one adapter allowed to read hidden oracles (docs/architecture.md,
+and bounds what a perfect retriever could score; it is never a promotion gate's candidate nor a
+product's baseline. It is the one adapter allowed to read hidden oracles (docs/architecture.md,
 "Import rules").
 
 search: one ``source`` result whose evidence is the required evidence of every oracle claim, in

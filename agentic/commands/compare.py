@@ -1,4 +1,4 @@
-"""``agentic compare BASE NEW [--tolerance 0.02] [--promote] [--receipts]``: the regression gate.
+"""``agentic compare BASE NEW [--tolerance 0.02] [--accept] [--receipts]``: the regression gate.
 
 Boots nothing (no fixture, adapter or model), so CI can run it against a committed baseline.
 Exit 0 when no metric regressed beyond the tolerance, 1 when one did (or vanished), 2 when the
@@ -8,10 +8,12 @@ reports cannot be compared (different kinds, fixture fingerprints, goldens or se
 BASE holds for the same pair? NEW may be a short rerun of a long committed lane; exit 1 names
 each differing pair and its first difference, exit 2 a pair BASE never ran.
 
-``--promote`` files NEW as the baseline of its fixture once the comparison passes:
-``<baselines>/ranking/<fingerprint>/ranking.json`` or ``<baselines>/generation/<fingerprint>/
-<model>.json``. With a single report, ``--promote`` files a first baseline and refuses to
-replace an existing one (remove it explicitly to re-baseline).
+``--accept`` accepts NEW as the committed baseline of its fixture once the comparison passes:
+it files NEW as ``<baselines>/ranking/<fingerprint>/ranking.json`` or ``<baselines>/generation/
+<fingerprint>/<model>.json``. With a single report, ``--accept`` files a first baseline and
+refuses to replace an existing one (remove it explicitly to re-baseline). ``--promote`` is the
+same option under its former name, kept working for existing scripts: "promotion" is the
+contract's adapter gate (``agentic run --promote``), not this.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def register(subparsers: Subparsers) -> None:
         nargs="+",
         type=Path,
         metavar="BASE NEW",
-        help="the baseline report and the new one (NEW alone with --promote)",
+        help="the baseline report and the new one (NEW alone with --accept)",
     )
     parser.add_argument(
         "--tolerance",
@@ -58,7 +60,14 @@ def register(subparsers: Subparsers) -> None:
         help=f"allowed worsening: absolute for rates, relative for costs (default "
         f"{DEFAULT_TOLERANCE:g}); lane reports also get an exact noise test, informational",
     )
-    parser.add_argument("--promote", action="store_true", help="file NEW as the baseline")
+    parser.add_argument(
+        "--accept",
+        "--promote",  # the former name, kept working; usage shows --accept only
+        dest="accept",
+        action="store_true",
+        help="once the comparison passes, file NEW as its fixture's baseline "
+        "(--promote: this option's former name)",
+    )
     parser.add_argument(
         "--receipts",
         action="store_true",
@@ -74,11 +83,11 @@ def register(subparsers: Subparsers) -> None:
     parser.set_defaults(func=handle)
 
 
-def _compare_receipts(base: LoadedReport, new: LoadedReport, *, promote: bool) -> int:
+def _compare_receipts(base: LoadedReport, new: LoadedReport, *, accept: bool) -> int:
     from agentic.compare import receipt_differences
 
-    if promote:
-        raise ContractError("invalid_cli_option", "--receipts does not promote")
+    if accept:
+        raise ContractError("invalid_cli_option", "--receipts never files a baseline (--accept)")
     differences = receipt_differences(base, new)
     for line in differences:
         print(line)
@@ -87,18 +96,19 @@ def _compare_receipts(base: LoadedReport, new: LoadedReport, *, promote: bool) -
     return EXIT_GATE_FAILED if differences else EXIT_OK
 
 
-def _promotion_root(args: argparse.Namespace) -> Path:
-    return baselines_root(args.baselines, code="unsafe_baseline_write", needs="--promote")
+def _baselines_root(args: argparse.Namespace) -> Path:
+    """Where ``--accept`` files a baseline."""
+    return baselines_root(args.baselines, code="unsafe_baseline_write", needs="--accept")
 
 
 def handle(args: argparse.Namespace) -> int:
     from agentic.compare import (
+        accept_first,
         baseline_target,
         compare_page,
         compare_reports,
         failed,
         load_report,
-        promote_first,
         render_changes,
         write_baseline,
     )
@@ -107,27 +117,20 @@ def handle(args: argparse.Namespace) -> int:
 
     paths: list[Path] = args.reports
     if len(paths) > 2:
-        raise ContractError("invalid_cli_option", "compare takes BASE NEW (or NEW with --promote)")
+        raise ContractError("invalid_cli_option", "compare takes BASE NEW (or NEW with --accept)")
     if len(paths) == 1:
-        if not args.promote:
-            raise ContractError("invalid_cli_option", "one report is accepted only with --promote")
-        first = promote_first(
-            load_report(paths[0]),
-            baselines_root(args.baselines, code="unsafe_baseline_write", needs="--promote"),
-        )
-        print(f"agentic: promoted {paths[0]} to {first}", file=sys.stderr)
+        if not args.accept:
+            raise ContractError(
+                "invalid_cli_option", "NEW alone is filed as a first baseline only with --accept"
+            )
+        first = accept_first(load_report(paths[0]), _baselines_root(args))
+        print(f"agentic: accepted {paths[0]} as the baseline {first}", file=sys.stderr)
         return EXIT_OK
     base, new = load_report(paths[0]), load_report(paths[1])
     if args.receipts:
-        return _compare_receipts(base, new, promote=args.promote)
-    # An impossible promotion is refused before any comparison, like every other input error.
-    target = (
-        baseline_target(
-            new, baselines_root(args.baselines, code="unsafe_baseline_write", needs="--promote")
-        )
-        if args.promote
-        else None
-    )
+        return _compare_receipts(base, new, accept=args.accept)
+    # A baseline --accept cannot file is refused before comparing, like any other input error.
+    target = baseline_target(new, _baselines_root(args)) if args.accept else None
     if args.html is not None:
         check_page_target(args.html)
     changes = compare_reports(base, new, args.tolerance)
@@ -139,5 +142,5 @@ def handle(args: argparse.Namespace) -> int:
         return EXIT_GATE_FAILED
     if target is not None:
         write_baseline(new, target)
-        print(f"agentic: promoted {paths[1]} to {target}", file=sys.stderr)
+        print(f"agentic: accepted {paths[1]} as the baseline {target}", file=sys.stderr)
     return EXIT_OK

@@ -8,7 +8,7 @@ one set. Exit 0 when the run completes, 2 on bad input.
 ``--gate`` then compares the run with the committed baseline of its fixture,
 ``<baselines>/ranking/<fixtureFingerprint>/ranking.json``, exactly as ``agentic compare BASE NEW``
 does: exit 1 when a metric regressed beyond ``--tolerance`` (or vanished), 2 when the fixture has
-no baseline yet (promote one with ``agentic compare DIR/ranking.json --promote``) or the run
+no baseline yet (accept one with ``agentic compare DIR/ranking.json --accept``) or the run
 measured differently (other goldens or settings).
 """
 
@@ -94,7 +94,7 @@ def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) 
     raise ContractError(
         "baseline_missing",
         f"no ranking baseline for fixture {fingerprint[:12]} ({baseline} not found): "
-        f"{create}promote one with `agentic compare {report} --promote{into}` and commit it",
+        f"{create}accept one with `agentic compare {report} --accept{into}` and commit it",
     )
 
 

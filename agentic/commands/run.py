@@ -35,13 +35,13 @@ DEFAULT_TIMEOUT_MS = 30_000
 
 
 def _promotion_pair(value: str) -> tuple[str, ...]:
-    """``CANDIDATE:BASELINE``, or ``()`` for ``none`` (no gate)."""
+    """``CANDIDATE:BASELINE_ADAPTER`` (two adapter ids), or ``()`` for ``none`` (no gate)."""
     if value == "none":
         return ()
-    candidate, sep, baseline = value.partition(":")
-    if not sep or not candidate or not baseline:
-        raise argparse.ArgumentTypeError("--promote takes CANDIDATE:BASELINE or none")
-    return candidate, baseline
+    candidate, sep, baseline_adapter = value.partition(":")
+    if not sep or not candidate or not baseline_adapter:
+        raise argparse.ArgumentTypeError("--promote takes CANDIDATE:BASELINE_ADAPTER or none")
+    return candidate, baseline_adapter
 
 
 def register(subparsers: Subparsers) -> None:
@@ -83,7 +83,9 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--promote",
         type=_promotion_pair,
-        help="CANDIDATE:BASELINE for the promotion gate, or none (default: capsule:mcp-reference)",
+        metavar="CANDIDATE:BASELINE_ADAPTER",
+        help="the promotion gate: the candidate adapter against the baseline adapter, or none "
+        "(default: capsule:mcp-reference)",
     )
     parser.add_argument(
         "--no-replay", action="store_true", help="skip the replay of one-call bundles"

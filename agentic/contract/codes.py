@@ -135,7 +135,7 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "baseline_exists",
         None,
         True,
-        "promotion refused: a baseline already exists at the target (compare, or remove it)",
+        "--accept refused: a baseline already exists at the target (compare, or remove it)",
     ),
     ErrorCode(
         "baseline_missing",
@@ -1181,7 +1181,7 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "unsafe_baseline_write",
         None,
         True,
-        "--write or --promote refused: no source checkout, not every task and both "
+        "--write or --accept refused: no source checkout, not every task and both "
         "lifecycles, or not a named lane",
     ),
     ErrorCode(

@@ -145,7 +145,8 @@ def read_lanes(baselines: Path) -> dict[str, Lane]:
 
 @dataclass(frozen=True)
 class LaneInfo:
-    """What the catalog says of a lane: its fixture folder and its promotion pair."""
+    """What the catalog says of a lane: its fixture folder and its promotion gate's pair
+    (candidate adapter, baseline adapter)."""
 
     fixture: str
     promote: tuple[str, str] | None
@@ -204,7 +205,7 @@ def _lane_header(lane: Lane) -> str:
 
 
 def _pair_losses(promotion: Promotion) -> tuple[int, int]:
-    """The pairs the candidate lost against the baseline, and the tasks they belong to."""
+    """The pairs the candidate lost against the baseline adapter, and the tasks they belong to."""
     lost = [f[len(PAIRWISE_LOSS) :] for f in promotion.failures if f.startswith(PAIRWISE_LOSS)]
     return len(lost), len({pair.split("\0", 1)[0] for pair in lost})
 
@@ -214,7 +215,7 @@ def promotion_text(lane: Lane, pair: tuple[str, str] | None) -> str:
     promotion = lane.promotion
     if promotion is None or pair is None:
         return ""
-    candidate, baseline = pair
+    candidate, baseline_adapter = pair
     m = promotion.metrics
     verdict = "PASS" if promotion.passed else "FAIL"
 
@@ -222,7 +223,8 @@ def promotion_text(lane: Lane, pair: tuple[str, str] | None) -> str:
         return "n/a" if value is None else f"{value:.2f}"
 
     text = (
-        f"Promotion `{candidate}` vs `{baseline}`: **{verdict}** over {promotion.pairCount} pairs "
+        f"Promotion `{candidate}` vs `{baseline_adapter}`: **{verdict}** over "
+        f"{promotion.pairCount} pairs "
         f"(call reduction {number(m.agentCallReduction)}, byte reduction "
         f"{number(m.contextByteReduction)}, claim linkage {number(m.claimLinkageRate)}, "
         f"unsupported substantive claims {m.baselineUnsupportedClaims} -> "
@@ -233,7 +235,10 @@ def promotion_text(lane: Lane, pair: tuple[str, str] | None) -> str:
         text += " Unmet: " + ", ".join(code(f) for f in unmet) + "."
     pairs, tasks = _pair_losses(promotion)
     if pairs:
-        text += f" {pairs} pairs ({tasks} tasks) pass with `{baseline}` but not with `{candidate}`."
+        text += (
+            f" {pairs} pairs ({tasks} tasks) pass with `{baseline_adapter}` but not with "
+            f"`{candidate}`."
+        )
     return text + " " + promotion_uncertainty(promotion)
 
 

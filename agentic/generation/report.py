@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.strict_json import JsonObject
-from agentic.generation.runner import GenerationRun, QuestionRun
+from agentic.generation.runner import AskedQuestion, GenerationRun
 from agentic.ranking.goldens import tier_report_header
 from agentic.ranking.metrics import mean
 from agentic.ranking.report import format_rate
@@ -48,13 +48,13 @@ _ANSWER_FLAGS = {
 }
 
 
-def _question_rate(question: QuestionRun, flag: str) -> float:
+def _question_rate(question: AskedQuestion, flag: str) -> float:
     values = [1.0 if getattr(a.score, flag) else 0.0 for a in question.answers]
     rate = mean(values)
     return 0.0 if rate is None else rate
 
 
-def summarize(questions: Sequence[QuestionRun]) -> JsonObject:
+def summarize(questions: Sequence[AskedQuestion]) -> JsonObject:
     stable = [q for q in questions if not q.unstable]
     summary: JsonObject = {"questions": len(questions), "stable": len(stable)}
     for name, flag in _ANSWER_FLAGS.items():
@@ -65,7 +65,7 @@ def summarize(questions: Sequence[QuestionRun]) -> JsonObject:
     return summary
 
 
-def mode_json(questions: Sequence[QuestionRun]) -> JsonObject:
+def mode_json(questions: Sequence[AskedQuestion]) -> JsonObject:
     tags = sorted({t for q in questions for t in q.golden.tags})
     return {
         "overall": summarize(questions),
@@ -93,7 +93,7 @@ def decomposition(modes: dict[str, JsonObject]) -> dict[str, float | None]:
     }
 
 
-def question_json(question: QuestionRun) -> JsonObject:
+def question_json(question: AskedQuestion) -> JsonObject:
     return {
         "goldenId": question.golden.id,
         "mode": question.mode,

@@ -6,8 +6,8 @@ Modes (what the model is given):
   Retrieval is perfect by construction, so a low score here is the model's ceiling.
 - ``e2e``: the first k chunks a real adapter's ``search`` returned (the ranking tier's retrieval,
   same arguments): the product experience.
-- ``noretrieval``: nothing, and a prompt that lets the model answer from memory: its
-  parametric baseline.
+- ``noretrieval``: nothing, and a prompt that lets the model answer from memory: what it knows
+  without retrieval.
 
 Retrieval happens once per golden (it is deterministic); only generation repeats. A question
 whose pass/fail differs between its repeats is unstable: it is listed, and every summary metric
@@ -100,7 +100,9 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class QuestionRun:
+class AskedQuestion:
+    """One golden asked in one mode: the context it was given and its ``repeats`` answers."""
+
     golden: Golden
     mode: Mode
     context: Context
@@ -118,7 +120,7 @@ class GenerationRun:
     settings: GenerationSettings
     model_id: str
     model_fingerprint: str
-    questions: tuple[QuestionRun, ...]
+    questions: tuple[AskedQuestion, ...]
 
 
 def oracle_context(fixture: Fixture, golden: Golden) -> Context:
@@ -193,7 +195,7 @@ def run_generation(
 ) -> GenerationRun:
     selected = goldens.goldens
     contexts = build_contexts(fixture, selected, settings, catalog)
-    questions: list[QuestionRun] = []
+    questions: list[AskedQuestion] = []
     executor = BoundedExecutor()
     try:
         for mode in settings.modes:
@@ -205,7 +207,7 @@ def run_generation(
                 for _ in range(settings.repeats):
                     text = _generate(model, request, executor, settings.timeout_s)
                     answers.append(Answer(text, score_answer(text, golden, context.text)))
-                questions.append(QuestionRun(golden, mode, context, tuple(answers)))
+                questions.append(AskedQuestion(golden, mode, context, tuple(answers)))
     finally:
         executor.close()
     return GenerationRun(

@@ -67,7 +67,7 @@ from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_model
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict_object
 from agentic.runner.pairs import PairKey, first_difference
-from agentic.runner.run import RunResult, combine_runs
+from agentic.runner.run import RunResult, combine_parts
 
 JOURNAL_PREFIX = ".agentic-journal-"
 JOURNAL_KIND = "agentic-journal"
@@ -554,7 +554,7 @@ def with_resumed(fresh: RunResult, resumed: Resumed) -> RunResult:
     again = [r for k, r in resumed.receipts.items() if k.pass_ == "replay"]
     for adapter_id in {r.canonical.adapterId for r in scored} - preparations.keys():
         raise ContractError("invalid_journal", f"no journaled preparation of {adapter_id}")
-    return combine_runs(
+    return combine_parts(
         preparations.values(),
         [*scored, *fresh.receipts],
         [*again, *fresh.replay_receipts],

@@ -31,8 +31,8 @@ def _gate(catalog: Catalog, pair: tuple[str, str] | None) -> Gate | None:
         catalog.adapter(adapter_id)
     if pair[0] == pair[1]:
         raise ContractError("invalid_cli_option", "--promote needs two different adapters")
-    candidate, baseline = pair
-    return Gate(candidate, baseline, catalog.adapter(candidate).replayable_bundle)
+    candidate, baseline_adapter = pair
+    return Gate(candidate, baseline_adapter, catalog.adapter(candidate).replayable_bundle)
 
 
 def _agent_identity(request: LaneRequest, entry: AgentEntry, lane: OpenedAgent) -> AgentIdentity:

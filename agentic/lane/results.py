@@ -75,11 +75,12 @@ def score_run(fixture: Fixture, run: RunResult) -> tuple[ScoreRecord, ...]:
     return tuple(records)
 
 
-def promote(
+def gate_verdict(
     run: RunResult,
     scores: tuple[ScoreRecord, ...],
     gate: Gate | None,
 ) -> Promotion | None:
+    """The promotion gate's verdict over the run's scored pairs; None when no gate was asked."""
     if gate is None:
         return None
     records = [
@@ -88,8 +89,8 @@ def promote(
     return evaluate_promotion(
         records,
         run.replays,
-        baseline_id=gate.baseline,
-        candidate_id=gate.candidate,
+        baseline_adapter=gate.baseline_adapter,
+        candidate_adapter=gate.candidate_adapter,
         replay_required=gate.replay_required,
     )
 
@@ -152,7 +153,7 @@ def report_lane(
         receipts=run.receipts,
         scores=scores,
         replays=run.replays,
-        promotion=promote(run, scores, gate),
+        promotion=gate_verdict(run, scores, gate),
     )
     files = render_artifacts(
         report,

@@ -46,7 +46,7 @@ from agentic.output.folder import Identity
 from agentic.output.staging import write_artifacts
 from agentic.runner.pairs import PairKey, RunIdentity, Shard, first_difference, shard_keys
 from agentic.runner.progress import Progress
-from agentic.runner.run import RunResult, combine_runs
+from agentic.runner.run import RunResult, combine_parts
 from agentic.scoring.promotion import Gate
 
 _Model = TypeVar("_Model", bound=ContractModel)
@@ -80,11 +80,13 @@ def shard_identity(shard: Shard, agent_id: str, adapter_ids: Sequence[str]) -> I
 
 
 def _gate_json(gate: Gate | None) -> JsonObject | None:
+    """The gate as ``shard.json`` holds it: its keys name the sides as the contract's promotion
+    metrics do (``candidate*``, ``baseline*``), both adapter ids."""
     if gate is None:
         return None
     return {
-        "candidate": gate.candidate,
-        "baseline": gate.baseline,
+        "candidate": gate.candidate_adapter,
+        "baseline": gate.baseline_adapter,
         "replayRequired": gate.replay_required,
     }
 
@@ -176,10 +178,15 @@ def _gate(value: object, path: Path) -> Gate | None:
         return None
     if not isinstance(value, dict) or set(value) != {"candidate", "baseline", "replayRequired"}:
         raise _bad(path, "'gate' is neither null nor a candidate, a baseline and replayRequired")
-    candidate, baseline, replay = value["candidate"], value["baseline"], value["replayRequired"]
-    if not (isinstance(candidate, str) and isinstance(baseline, str) and isinstance(replay, bool)):
+    candidate, baseline_adapter = value["candidate"], value["baseline"]
+    replay = value["replayRequired"]
+    if not (
+        isinstance(candidate, str)
+        and isinstance(baseline_adapter, str)
+        and isinstance(replay, bool)
+    ):
         raise _bad(path, "'gate' needs two adapter ids and a boolean replayRequired")
-    return Gate(candidate, baseline, replay)
+    return Gate(candidate, baseline_adapter, replay)
 
 
 def _check_seal(document: Mapping[str, JsonValue], path: Path, ref: KeyRef) -> None:
@@ -301,7 +308,7 @@ def merge_shards(records: Sequence[ShardRecord]) -> ShardRecord:
     _check_numbering(ordered)
     _check_same_run(ordered)
     _check_slices(ordered)
-    merged = combine_runs(
+    merged = combine_parts(
         _preparations(ordered),
         [r for record in ordered for r in record.result.receipts],
         [r for record in ordered for r in record.result.replay_receipts],

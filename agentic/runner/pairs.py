@@ -1,7 +1,7 @@
 """What a run executes, apart from where it runs: every pair of a schedule in run order, and the
 deterministic slice of them that one shard runs.
 
-A pair is named by a ``PairKey``: its pass (``scored``, or ``replay`` for the second run of a
+A pair is named by a ``PairKey``: its pass (``scored``, or ``replay`` for the second pass of a
 replayable bundle adapter on a fresh preparation), adapter, lifecycle, trial and task. The seed
 and the agent follow from the trial and the lane. Reports are built from receipts sorted by
 identity, so neither the executor, the order in which pairs finish, the number of workers nor
@@ -96,7 +96,7 @@ def planned_keys(schedule: Schedule, replay_adapters: frozenset[str]) -> tuple[P
 def shard_keys(keys: tuple[PairKey, ...], shard: Shard) -> frozenset[PairKey]:
     """The pairs shard ``shard`` runs: every ``count``-th scored pair from position ``index - 1``
     (round robin, so each shard gets a share of every adapter and cohort), each with its replay
-    twin, so a shard holds both runs that a bundle replay compares."""
+    twin, so a shard holds both passes that a bundle replay compares."""
     scored = [key for key in keys if key.pass_ == "scored"]
     mine = {key for position, key in enumerate(scored) if position % shard.count == shard.index - 1}
     return frozenset(

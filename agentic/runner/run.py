@@ -109,13 +109,15 @@ class RunResult:
     preparations: tuple[Preparation, ...]
     receipts: tuple[TrajectoryReceipt, ...]
     replays: tuple[CapsuleReplay, ...]
-    # The second run of each replayed adapter, kept so that runs of parts of a lane (shards,
+    # The replay pass of each replayed adapter, kept so that runs of parts of a lane (shards,
     # a resumed run) can be combined and their replays matched afterwards.
     replay_receipts: tuple[TrajectoryReceipt, ...] = ()
 
 
 @dataclass(frozen=True)
-class _AdapterRun:
+class _AdapterPass:
+    """One pass of one adapter (scored, or its replay): its preparation and its receipts."""
+
     preparation: Preparation
     receipts: list[TrajectoryReceipt]
 
@@ -227,7 +229,7 @@ def _run_adapter(
     executor: BoundedExecutor,
     *,
     pass_: Pass = "scored",
-) -> _AdapterRun:
+) -> _AdapterPass:
     fresh = pass_ == "replay"
     snapshot = config.fixture.snapshot
     tasks = tuple(config.fixture.task(t) for t in config.schedule.task_ids)
@@ -245,7 +247,7 @@ def _run_adapter(
         message = redact_secrets(f"{type(exc).__name__}: {exc}")
         failed = _failed_preparation(config, adapter, tasks, message, pass_)
         config.progress.advance(len(failed))
-        return _AdapterRun(
+        return _AdapterPass(
             preparation_record(adapter_id, snapshot.fingerprint, None, message), failed
         )
     elapsed = (time.perf_counter() - started) * 1000
@@ -281,7 +283,7 @@ def _run_adapter(
                 config.recorder.receipt(PairKey.of(pass_, receipt.canonical), receipt)
                 config.progress.advance()
         config.progress.cohort_done()
-    return _AdapterRun(record, receipts)
+    return _AdapterPass(record, receipts)
 
 
 def receipt_sort_key(receipt: TrajectoryReceipt) -> tuple[str, str, str, str, str, str]:
@@ -306,7 +308,8 @@ def _replay_payload(content: str) -> ReplayPayload:
 def bundle_replays(
     first: list[TrajectoryReceipt], second: list[TrajectoryReceipt]
 ) -> tuple[CapsuleReplay, ...]:
-    """Match receipts of two runs of one bundle adapter by identity; record both payloads."""
+    """Match receipts of the two passes of one bundle adapter (``first`` scored, ``second`` its
+    replay) by identity; record both payloads."""
     second_by_key = {receipt_sort_key(r): r.canonical for r in second}
     replays = []
     for receipt in sorted(first, key=receipt_sort_key):
@@ -345,13 +348,14 @@ def planned_pairs(config: RunConfig) -> int:
     return schedule.attempted_pairs + replayed * per_adapter
 
 
-def combine_runs(
+def combine_parts(
     preparations: Iterable[Preparation],
     receipts: Iterable[TrajectoryReceipt],
     replay_receipts: Iterable[TrajectoryReceipt],
 ) -> RunResult:
-    """One run from the records of its parts, in identity order; bundle replays are matched
-    across the parts. ``preparations`` holds one record per adapter."""
+    """One run from the records of its parts (shards, worker units, a resumed journal, or the
+    passes of one process), in identity order; bundle replays are matched across the parts.
+    ``preparations`` holds one record per adapter."""
     scored = sorted(receipts, key=receipt_sort_key)
     again = sorted(replay_receipts, key=receipt_sort_key)
     replays = bundle_replays(scored, again)
@@ -495,9 +499,9 @@ def run_adapters(config: RunConfig) -> RunResult:
         config.progress.begin(planned_pairs(config))
         for adapter_id in config.schedule.adapter_ids:
             if _runs_any(config, adapter_id, "scored"):
-                run = _run_adapter(config, adapter_id, work, executor)
-                preparations.append(run.preparation)
-                receipts.extend(run.receipts)
+                scored = _run_adapter(config, adapter_id, work, executor)
+                preparations.append(scored.preparation)
+                receipts.extend(scored.receipts)
             if adapter_id in config.replay_adapters and _runs_any(config, adapter_id, "replay"):
                 config.progress.note(f"{adapter_id} replay from a fresh preparation")
                 # The replay never reuses a cached index: it proves preparation is stable.
@@ -507,4 +511,4 @@ def run_adapters(config: RunConfig) -> RunResult:
         config.progress.close()
         executor.close()
         shutil.rmtree(work, ignore_errors=True)
-    return combine_runs(preparations, receipts, replay_receipts)
+    return combine_parts(preparations, receipts, replay_receipts)

@@ -1,9 +1,10 @@
 """Structural check of a replayed Capsule payload (the ``gno-context-agent-v1`` projection).
 
-The promotion gate only trusts a Capsule pair when both runs produced the same payload and that
-payload is a well-formed projection: canonical JSON, its sha256 recorded, the exact top-level
-keys ``b c e g id o r t trust v``, at least one evidence tuple, and an omission total equal to
-the sum of its per-reason counts. The check is structural; it does not re-run retrieval.
+The promotion gate only trusts a Capsule pair when both passes (scored and replay) produced the
+same payload and that payload is a well-formed projection: canonical JSON, its sha256 recorded,
+the exact top-level keys ``b c e g id o r t trust v``, at least one evidence tuple, and an
+omission total equal to the sum of its per-reason counts. The check is structural; it does not
+re-run retrieval.
 """
 
 from __future__ import annotations

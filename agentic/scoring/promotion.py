@@ -1,4 +1,4 @@
-"""The promotion gate: does the candidate adapter beat the baseline on exactly paired trials?
+"""The promotion gate: does a candidate adapter beat a baseline adapter on paired trials?
 
 Contract v1.0, section "Promotion". Pairs are matched on (task, trial, lifecycle, seed, agent);
 the two cohorts must hold the same pairs, or the gate fails as ``cohort_pairing_failed``. Each
@@ -37,17 +37,19 @@ NUL = "\0"
 
 @dataclass(frozen=True)
 class Gate:
-    """A requested gate: the candidate and baseline adapters, and whether the candidate's
-    bundle replay is required (it is for an adapter that declares replayable bundles)."""
+    """A requested gate: the candidate adapter and the baseline adapter (ids), and whether the
+    candidate's bundle replay is required (it is for an adapter that declares replayable
+    bundles)."""
 
-    candidate: str
-    baseline: str
+    candidate_adapter: str
+    baseline_adapter: str
     replay_required: bool
 
     @property
     def heading(self) -> str:
         replay = "required" if self.replay_required else "not applicable"
-        return f"Promotion {self.candidate} vs {self.baseline} (bundle replay {replay})"
+        versus = f"{self.candidate_adapter} vs {self.baseline_adapter}"
+        return f"Promotion {versus} (bundle replay {replay})"
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,8 @@ class ScoredPair:
 
 @dataclass(frozen=True)
 class PromotionPair:
-    """A baseline and a candidate trial matched on the same pair key."""
+    """A baseline adapter's and a candidate adapter's trial matched on the same pair key (the
+    two sides are named as the contract's ``baseline*`` and ``candidate*`` metrics name them)."""
 
     taskId: str
     trialId: str
@@ -110,31 +113,36 @@ def evaluate_promotion(
     records: Sequence[ScoredPair],
     replays: Sequence[CapsuleReplay],
     *,
-    baseline_id: str,
-    candidate_id: str = "capsule",
+    baseline_adapter: str,
+    candidate_adapter: str = "capsule",
     replay_required: bool = True,
 ) -> Promotion | None:
     """The gate over every scored receipt of a run; None unless both adapters ran.
+
+    ``baseline_adapter`` and ``candidate_adapter`` are adapter ids.
 
     ``replay_required``: the candidate declares a replayable one-call bundle (the capsule), so
     each of its pairs needs a deterministic replay. For any other candidate the replay checks
     do not apply, and are neither required nor reported missing.
     """
     ordered = sorted(records, key=lambda item: utf16_key(identity_key(item.receipt)))
-    baseline = [item for item in ordered if item.receipt.adapterId == baseline_id]
-    candidate = [item for item in ordered if item.receipt.adapterId == candidate_id]
-    if not baseline or not candidate:
+    baseline_cohort = [item for item in ordered if item.receipt.adapterId == baseline_adapter]
+    candidate_cohort = [item for item in ordered if item.receipt.adapterId == candidate_adapter]
+    if not baseline_cohort or not candidate_cohort:
         return None
     try:
-        pairs = pair_cohorts(baseline, candidate, replays if replay_required else None)
+        replayed = replays if replay_required else None
+        pairs = pair_cohorts(baseline_cohort, candidate_cohort, replayed)
     except CohortPairingError as error:
         return _pairing_failed(str(error))
-    return evaluate_pairs(pairs, baseline_id=baseline_id, candidate_id=candidate_id)
+    return evaluate_pairs(
+        pairs, baseline_adapter=baseline_adapter, candidate_adapter=candidate_adapter
+    )
 
 
 def pair_cohorts(
-    baseline: Sequence[ScoredPair],
-    candidate: Sequence[ScoredPair],
+    baseline_cohort: Sequence[ScoredPair],
+    candidate_cohort: Sequence[ScoredPair],
     replays: Sequence[CapsuleReplay] | None,
 ) -> tuple[PromotionPair, ...]:
     """Pairs in pair-key order; raises CohortPairingError when the cohorts do not match.
@@ -142,12 +150,13 @@ def pair_cohorts(
     ``replays`` None: the candidate has no replayable bundle, so no pair carries a replay.
     """
     replay_by_identity = {_replay_identity(replay): replay for replay in replays or ()}
-    for item in candidate if replays is not None else ():
+    for item in candidate_cohort if replays is not None else ():
         if identity_key(item.receipt) not in replay_by_identity:
             raise CohortPairingError(f"Capsule replay missing for {identity_key(item.receipt)}")
-    baseline_by_key = {pair_key(item.receipt): item for item in baseline}
-    candidate_by_key = {pair_key(item.receipt): item for item in candidate}
-    if len(baseline_by_key) != len(baseline) or len(candidate_by_key) != len(candidate):
+    baseline_by_key = {pair_key(item.receipt): item for item in baseline_cohort}
+    candidate_by_key = {pair_key(item.receipt): item for item in candidate_cohort}
+    baseline_unique = len(baseline_by_key) == len(baseline_cohort)
+    if not baseline_unique or len(candidate_by_key) != len(candidate_cohort):
         raise CohortPairingError("Promotion cohorts contain duplicate task/trial/lifecycle pairs")
     if set(baseline_by_key) != set(candidate_by_key):
         raise CohortPairingError("Promotion cohorts do not contain identical pairs")
@@ -168,7 +177,7 @@ def pair_cohorts(
 
 
 def pair_failures(
-    pair: PromotionPair, *, baseline_id: str, candidate_id: str, seen: frozenset[str]
+    pair: PromotionPair, *, baseline_adapter: str, candidate_adapter: str, seen: frozenset[str]
 ) -> list[str]:
     """Every reason this pair is invalid, as bare codes in the contract's check order."""
     base, cand = pair.baseline.receipt, pair.candidate.receipt
@@ -177,7 +186,7 @@ def pair_failures(
         ("pair_identity_mismatch", not (_in_pair(pair, base) and _in_pair(pair, cand))),
         (
             "adapter_identity_mismatch",
-            base.adapterId != baseline_id or cand.adapterId != candidate_id,
+            base.adapterId != baseline_adapter or cand.adapterId != candidate_adapter,
         ),
         ("comparison_fingerprint_mismatch", not _comparable(base, cand)),
         ("baseline_score_identity_mismatch", not _score_matches(pair.baseline)),
@@ -309,7 +318,7 @@ def _reduction(totals: tuple[int, int]) -> float | None:
 
 
 def evaluate_pairs(
-    pairs: Sequence[PromotionPair], *, baseline_id: str, candidate_id: str
+    pairs: Sequence[PromotionPair], *, baseline_adapter: str, candidate_adapter: str
 ) -> Promotion:
     failures = [] if pairs else ["paired_cohort_empty"]
     seen: set[str] = set()
@@ -317,7 +326,10 @@ def evaluate_pairs(
     for pair in pairs:
         identity = promotion_pair_key(pair)
         codes = pair_failures(
-            pair, baseline_id=baseline_id, candidate_id=candidate_id, seen=frozenset(seen)
+            pair,
+            baseline_adapter=baseline_adapter,
+            candidate_adapter=candidate_adapter,
+            seen=frozenset(seen),
         )
         seen.add(identity)
         failures += [f"{code}:{identity}" for code in codes]

@@ -244,24 +244,24 @@ def test_a_full_disk_while_staging_leaves_no_stage_or_lock_behind(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lane", "tmp"]
 
 
-def test_a_full_disk_while_promoting_keeps_the_previous_baseline_byte_for_byte(
+def test_a_full_disk_while_accepting_keeps_the_previous_baseline_byte_for_byte(
     tmp_path: Path, tiny_fixture_with_goldens: Fixture
 ) -> None:
     for name in ("base", "new"):
         done = _agentic(_ranking(tiny_fixture_with_goldens, tmp_path / name), tmp_path)
         assert done.returncode == 0, done.stderr
     baselines = tmp_path / "baselines"
-    promoted = _agentic(
+    accepted = _agentic(
         [
             "compare",
             str(tmp_path / "base" / "ranking.json"),
-            "--promote",
+            "--accept",
             "--baselines",
             str(baselines),
         ],
         tmp_path,
     )
-    assert promoted.returncode == 0, promoted.stderr
+    assert accepted.returncode == 0, accepted.stderr
     (baseline,) = baselines.rglob("ranking.json")
     before = baseline.read_bytes()
 
@@ -270,7 +270,7 @@ def test_a_full_disk_while_promoting_keeps_the_previous_baseline_byte_for_byte(
             "compare",
             str(baseline),
             str(tmp_path / "new" / "ranking.json"),
-            "--promote",
+            "--accept",
             "--baselines",
             str(baselines),
         ],

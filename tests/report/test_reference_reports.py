@@ -60,7 +60,8 @@ def as_the_reference_writes_it(report: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def lane(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The tiny fixture and a real report of capsule and lexical, cold and warm, promoted."""
+    """The tiny fixture and a real report of capsule and lexical, cold and warm, with the
+    promotion gate."""
     root = tmp_path_factory.mktemp("reference-reports")
     fixture = write_tiny_fixture(root / "fixture")
     request = LaneRequest(

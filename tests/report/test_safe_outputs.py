@@ -360,7 +360,7 @@ def _committed_ranking() -> Path:
     return path
 
 
-def test_a_promoted_baseline_file_has_normal_permissions(tmp_path: Path, umask_022: None) -> None:
+def test_an_accepted_baseline_file_has_normal_permissions(tmp_path: Path, umask_022: None) -> None:
     target = tmp_path / "baselines" / "ranking" / "f" / "ranking.json"
 
     write_baseline(load_report(_committed_ranking()), target)
@@ -370,7 +370,7 @@ def test_a_promoted_baseline_file_has_normal_permissions(tmp_path: Path, umask_0
 
 
 @pytest.mark.parametrize("shape", ["symlink", "folder"])
-def test_promoting_over_a_link_or_a_folder_is_refused_and_left_untouched(
+def test_accepting_over_a_link_or_a_folder_is_refused_and_left_untouched(
     tmp_path: Path, shape: str
 ) -> None:
     target = tmp_path / "ranking.json"

@@ -247,7 +247,7 @@ def test_failures_come_per_pair_in_pair_key_order_then_aggregates() -> None:
 
 
 def test_an_empty_paired_cohort_fails_first_then_on_every_aggregate() -> None:
-    verdict = evaluate_pairs((), baseline_id=BASELINE, candidate_id=CANDIDATE)
+    verdict = evaluate_pairs((), baseline_adapter=BASELINE, candidate_adapter=CANDIDATE)
 
     assert (verdict.passed, verdict.pairCount) == (False, 0)
     assert verdict.failures == ("paired_cohort_empty", ACCURACY, CALLS, BYTES, LINKAGE, UNSUPPORTED)
@@ -257,7 +257,7 @@ def test_an_empty_paired_cohort_fails_first_then_on_every_aggregate() -> None:
 def test_the_empty_cohort_failure_precedes_nothing_when_pairs_exist() -> None:
     pairs = [pair_of(baseline(), candidate())]
 
-    verdict = evaluate_pairs(pairs, baseline_id=BASELINE, candidate_id=CANDIDATE)
+    verdict = evaluate_pairs(pairs, baseline_adapter=BASELINE, candidate_adapter=CANDIDATE)
 
     assert (verdict.passed, verdict.failures) == (True, ())
 
@@ -266,13 +266,16 @@ def test_the_empty_cohort_failure_precedes_nothing_when_pairs_exist() -> None:
 def test_no_verdict_unless_both_adapters_ran(present: str) -> None:
     records = [baseline() if present == BASELINE else candidate()]
 
-    assert evaluate_promotion(records, [], baseline_id=BASELINE, candidate_id=CANDIDATE) is None
+    assert (
+        evaluate_promotion(records, [], baseline_adapter=BASELINE, candidate_adapter=CANDIDATE)
+        is None
+    )
 
 
 def test_by_default_the_candidate_is_the_capsule_and_needs_its_replays() -> None:
     records = [baseline(), candidate()]
 
-    verdict = evaluate_promotion(records, [], baseline_id=BASELINE)
+    verdict = evaluate_promotion(records, [], baseline_adapter=BASELINE)
 
     assert verdict is not None
     assert verdict.failures[0].startswith("cohort_pairing_failed:Capsule replay missing")

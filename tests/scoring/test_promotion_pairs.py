@@ -46,8 +46,12 @@ def pair_codes(verdict: Promotion) -> list[str]:
     return [f.removesuffix(f":{PAIR}") for f in verdict.failures if f.endswith(PAIR)]
 
 
-def judge(*pairs: Any, baseline_id: str = BASELINE, candidate_id: str = CANDIDATE) -> Promotion:
-    return evaluate_pairs(pairs, baseline_id=baseline_id, candidate_id=candidate_id)
+def judge(
+    *pairs: Any, baseline_adapter: str = BASELINE, candidate_adapter: str = CANDIDATE
+) -> Promotion:
+    return evaluate_pairs(
+        pairs, baseline_adapter=baseline_adapter, candidate_adapter=candidate_adapter
+    )
 
 
 # --- cohort pairing ---------------------------------------------------------------------------
@@ -191,14 +195,14 @@ def test_one_side_naming_another_pair_is_an_identity_mismatch(side: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("baseline_id", "candidate_id"), [("mcp-reference", CANDIDATE), (BASELINE, "oracle")]
+    ("baseline_adapter", "candidate_adapter"), [("mcp-reference", CANDIDATE), (BASELINE, "oracle")]
 )
 def test_a_pair_of_other_adapters_than_the_promotion_names_is_an_adapter_mismatch(
-    baseline_id: str, candidate_id: str
+    baseline_adapter: str, candidate_adapter: str
 ) -> None:
     pair = pair_of(baseline(), candidate(), replay_for(candidate()))
 
-    verdict = judge(pair, baseline_id=baseline_id, candidate_id=candidate_id)
+    verdict = judge(pair, baseline_adapter=baseline_adapter, candidate_adapter=candidate_adapter)
 
     assert pair_codes(verdict) == ["adapter_identity_mismatch"]
 
@@ -253,7 +257,7 @@ def test_every_failing_check_of_a_pair_is_named_in_the_contracts_order() -> None
     base = baseline(scored=False, fingerprint_overrides={"model": OTHER})
     cand = candidate(score=plain_score(task_id="t0000001"))
 
-    verdict = judge(pair_of(base, cand, replay_for(cand)), baseline_id="mcp-reference")
+    verdict = judge(pair_of(base, cand, replay_for(cand)), baseline_adapter="mcp-reference")
 
     assert pair_codes(verdict) == [
         "adapter_identity_mismatch",
@@ -287,7 +291,7 @@ def test_a_replay_of_another_pair_is_a_replay_identity_mismatch(field: str, othe
 def test_a_capsule_replay_is_no_replay_of_another_candidate_adapter() -> None:
     cand = scored("capsule-next", agent_calls=75, visible_bytes=65, calls=[bundle_call()])
 
-    verdict = judge(pair_of(baseline(), cand, replay_for(cand)), candidate_id="capsule-next")
+    verdict = judge(pair_of(baseline(), cand, replay_for(cand)), candidate_adapter="capsule-next")
 
     assert pair_codes(verdict) == ["capsule_replay_identity_mismatch"]
 

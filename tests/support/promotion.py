@@ -97,8 +97,8 @@ def promote(
     verdict = evaluate_promotion(
         records,
         replays,
-        baseline_id=BASELINE,
-        candidate_id=CANDIDATE,
+        baseline_adapter=BASELINE,
+        candidate_adapter=CANDIDATE,
         replay_required=replay_required,
     )
     assert verdict is not None

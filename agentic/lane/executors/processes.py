@@ -28,7 +28,7 @@ from agentic.lane.executors.units import (
 )
 from agentic.locks import THREADS_ENV
 from agentic.runner.pairs import PairKey
-from agentic.runner.run import Recorder, RunResult, combine_runs
+from agentic.runner.run import Recorder, RunResult, combine_parts
 
 if TYPE_CHECKING:
     from agentic.lane.plan import LanePlan
@@ -95,7 +95,7 @@ def run_in_processes(
 ) -> RunResult:
     """The selected pairs in ``jobs`` worker processes."""
     if not selected:
-        return combine_runs([], [], [])
+        return combine_parts([], [], [])
     runner = _PoolRunner(jobs, worker_spec(plan, shared_filesystem=True))
     result, _ = run_units(plan, plan_units(selected, jobs), runner, recorder, retries)
     return result

@@ -34,7 +34,7 @@ from agentic.lane.executors.units import (
     worker_spec,
 )
 from agentic.runner.pairs import PairKey
-from agentic.runner.run import Recorder, RunResult, combine_runs
+from agentic.runner.run import Recorder, RunResult, combine_parts
 
 if TYPE_CHECKING:
     from agentic.lane.plan import LanePlan
@@ -173,7 +173,7 @@ def run_on_ray(
     """The selected pairs as Ray tasks; each unit's records are journaled as it returns."""
     ray = _import_ray()
     if not selected:
-        return combine_runs([], [], [])
+        return combine_parts([], [], [])
     _connect(ray, options.address)
     try:
         from agentic.lane.executors.units import fixture_files

@@ -37,7 +37,7 @@ from agentic.runner.run import (
     Recorder,
     RunConfig,
     RunResult,
-    combine_runs,
+    combine_parts,
     never_ran,
     preparation_record,
     run_adapters,
@@ -247,7 +247,7 @@ def run_units(
     finally:
         config.progress.close()
         runner.cancel(list(pending))
-    merged = combine_runs(
+    merged = combine_parts(
         _agreed_preparations(config, results),
         [r for result in results for r in result.receipts],
         [r for result in results for r in result.replay_receipts],
