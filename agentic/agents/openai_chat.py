@@ -146,6 +146,12 @@ class OpenAIChatConfig(BaseModel):
     # returns it, instead of reading that text as a final answer.
     text_tool_calls: bool = False
     context_budget: ContextBudget | None = None
+    # How the model is held to final_answer once its calls are spent: "tools" offers
+    # final_answer alone (any server honours it); "tool_choice" keeps every tool listed and
+    # names final_answer as the tool_choice, so the request starts with the very tokens the
+    # server has already evaluated. A local server then reads only the new turn instead of
+    # the whole conversation again (its tool list sits near the start of the prompt).
+    final_only: Literal["tools", "tool_choice"] = "tools"
 
     def behaviour(self) -> JsonObject:
         """What decides the answers: not the URL, timeout, retries or the key's variable.
@@ -164,6 +170,8 @@ class OpenAIChatConfig(BaseModel):
             found["textToolCalls"] = True
         if self.context_budget is not None:
             found["contextBudget"] = self.context_budget.model_dump(exclude_none=True)
+        if self.final_only != "tools":
+            found["finalOnly"] = self.final_only
         return found
 
 
@@ -503,11 +511,12 @@ class OpenAIChatSession:
         conversation = messages(self._task, calls, self._config.tool_results)
         if spent:
             conversation.append({"role": "user", "content": FINAL_ONLY_NOTE})
+        tools, choice = self._offered(spent)
         body: JsonObject = {
             "model": self._config.model,
             "messages": conversation,
-            "tools": final_only(self._tools) if spent else self._tools,
-            "tool_choice": self._config.tool_choice,
+            "tools": tools,
+            "tool_choice": choice,
             "temperature": self._config.temperature,
             "max_tokens": self._config.max_output_tokens,
             "stream": False,
@@ -515,6 +524,15 @@ class OpenAIChatSession:
         if self._seed is not None:
             body["seed"] = self._seed
         return {**body, **self._config.extra_body}
+
+    def _offered(self, spent: bool) -> tuple[list[JsonObject], JsonValue]:
+        """The tools listed and the tool_choice: once the calls are spent, final_answer alone,
+        by the list or by name (the config's final_only)."""
+        if not spent:
+            return self._tools, self._config.tool_choice
+        if self._config.final_only == "tool_choice":
+            return self._tools, {"type": "function", "function": {"name": FINAL_TOOL}}
+        return final_only(self._tools), self._config.tool_choice
 
     def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
         body = self.request(calls)

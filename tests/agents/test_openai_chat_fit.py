@@ -113,6 +113,24 @@ def test_once_the_calls_are_spent_only_final_answer_is_offered(
     assert body["messages"][-1] == {"role": "user", "content": FINAL_ONLY_NOTE}
 
 
+def test_final_only_by_tool_choice_keeps_the_tool_list_and_names_final_answer(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    chat = session(tmp_path, tiny_fixture, FakeEndpoint(), final_only="tool_choice")
+    spent = tiny_fixture.tasks[0].budgets.maxAgentCalls
+    before, after = chat.request(visible_calls(spent - 1)), chat.request(visible_calls(spent))
+    assert after["tools"] == before["tools"]
+    assert after["tool_choice"] == {"type": "function", "function": {"name": FINAL_TOOL}}
+    assert after["messages"][-1] == {"role": "user", "content": FINAL_ONLY_NOTE}
+
+
+def test_final_only_by_tool_choice_is_part_of_the_configs_behaviour(tmp_path: Path) -> None:
+    config = load_agent_config(
+        config_file(tmp_path, "http://127.0.0.1:1/v1", final_only="tool_choice")
+    )
+    assert config.behaviour()["finalOnly"] == "tool_choice"
+
+
 def test_before_the_calls_are_spent_every_allowed_tool_is_offered(
     tmp_path: Path, tiny_fixture: Fixture
 ) -> None:

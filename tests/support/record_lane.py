@@ -31,6 +31,13 @@ ROOT = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_MS = 900_000  # tool calls keep the usual bound; this is only the run's ceiling
 
 
+# llama-cpp-python's server keeps every prompt token's logits by default (for logprobs, which
+# the agent never asks for): an n_ctx x vocabulary float32 array (10 GB for Qwen at 16,384) and
+# the output layer computed and copied for each prompt token. Off, prompt evaluation measured
+# 17% faster here, and greedy answers start with the same tokens.
+LEAN_SERVER = ("--logits_all", "false")
+
+
 @dataclass(frozen=True)
 class Recording:
     """How a lane's model is served: its lock (``locks/<lock>.lock.json``) and the server's
@@ -39,6 +46,7 @@ class Recording:
     lock: str
     chat_format: str
     n_ctx: int
+    server_args: tuple[str, ...] = LEAN_SERVER
 
 
 RECORDINGS = {
@@ -74,6 +82,7 @@ def main(argv: list[str]) -> int:
         model_alias=config.model,
         log_path=logs / "server.log",
         startup_timeout_s=600,
+        extra_args=recording.server_args,
     )
     try:
         code = record(args.name, logs)
