@@ -4,23 +4,46 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentic.adapters.base import CallOutcome
-from agentic.adapters.capsule import CONFIG, CapsuleAdapter
-from agentic.adapters.capsule_plan import plan_query
+from agentic.adapters.capsule import (
+    CONFIG,
+    BundleBound,
+    Bundler,
+    CapsuleAdapter,
+    LineSpan,
+    LineTables,
+    cited_evidence,
+    least_line_bytes,
+    line_groups,
+    normalized_lines,
+    select_bundle,
+)
+from agentic.adapters.capsule_plan import normalize_text, plan_query
+from agentic.adapters.capsule_select import (
+    OMISSION_REASONS,
+    POSSIBLE_REASONS,
+    Candidate,
+    select,
+)
 from agentic.adapters.errors import AdapterCallError
-from agentic.adapters.reads import READ_HASH_REASON
+from agentic.adapters.reads import READ_HASH_REASON, line_evidence
 from agentic.contract.canonical import canonical_bytes, canonical_text, fingerprint
-from agentic.contract.receipt import ToolResult
+from agentic.contract.jsrules import is_blank
+from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.task import AgentTask
-from agentic.fixture.snapshot import CorpusSnapshot
+from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 from agentic.tools import project_result, visible_bytes
 from tests.support.sessions import TIMEOUT_S, call, capsule_session
-from tests.support.snapshots import TASK_ID, filler, make_task, snapshot_from
+from tests.support.snapshots import TASK_ID, corpus_file, filler, make_task, snapshot_from
 
 SNAPSHOT = snapshot_from(
     {
@@ -267,3 +290,203 @@ def test_two_fresh_preparations_give_byte_identical_bundles(tmp_path: Path) -> N
     second = bundle(tmp_path / "second").result
 
     assert canonical_bytes(first.to_json()) == canonical_bytes(second.to_json())
+
+
+# --- the fast search is the search written plainly ----------------------------------------------
+
+# Words for generated documents: facet words, text that NFKC changes (fullwidth letters, a
+# ligature), case that lowercasing changes, an astral character, and what JSON must escape.
+WORDS = (
+    "retention",
+    "Retention",
+    "ＲＥＴＥＮＴＩＯＮ",
+    "period",
+    "periods",
+    "logs",
+    "ﬁle",
+    "file",
+    "İstanbul",
+    "𠀀",
+    "x",
+    'say "hi"',
+    "back\\slash",
+    "tab\there",
+    "dash-ed",
+    "snake_case",
+    "30",
+    "days.",
+)
+lines_of_words = st.one_of(
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join),
+    st.sampled_from(("", "   ", "\t")),
+)
+documents = st.lists(st.lists(lines_of_words, min_size=1, max_size=12), min_size=1, max_size=3)
+queries = st.lists(
+    st.sampled_from(("retention", "period", "logs", "file", "x", "dash-ed", "30")),
+    min_size=1,
+    max_size=3,
+).map(" ".join)
+
+
+def hit_files(texts: list[list[str]]) -> list[CorpusFile]:
+    return [
+        corpus_file("c001", f"d{n}.md", "\n".join(lines) + "\n") for n, lines in enumerate(texts)
+    ]
+
+
+def make_bundler(query: str, *, max_bytes: int, max_calls: int) -> Bundler:
+    task = make_task(
+        ["c001"],
+        claim_keys=("retentionPeriod", "fileName"),
+        max_bytes=max_bytes,
+        max_calls=max_calls,
+    )
+    plan = plan_query(query, tuple(c.claimKey for c in task.claims))
+    return Bundler(
+        task=task,
+        plan=plan,
+        index_fingerprint="1" * 64,
+        config_fingerprint="2" * 64,
+        retrieval_fingerprint="3" * 64,
+    )
+
+
+def tool_evidence(candidate: Candidate) -> ToolEvidence:
+    assert isinstance(candidate.evidence, ToolEvidence)
+    return candidate.evidence
+
+
+def plain_bundle(bundler: Bundler, files: list[CorpusFile]) -> ToolResult:
+    """The capsule's selection and payload as its module docstring states them, with no
+    shortcut: a candidate with validated evidence for every non-blank line, facets tested line by
+    line, ``select`` over all of them, every budget check serializing the whole bound bundle."""
+    facets = bundler.plan.facets
+    candidates = [
+        Candidate(
+            evidence=line_evidence(file, number, READ_HASH_REASON),
+            retrieval_rank=index * 1000,
+            facets=tuple(f for f in facets if f in normalize_text(line)),
+        )
+        for index, file in enumerate(files)
+        for number, line in enumerate(file.lines, start=1)
+        if not is_blank(line)
+    ]
+    worst = {reason: len(candidates) for reason in POSSIBLE_REASONS}
+    budget = bundler.task.budgets.maxModelVisibleBytes
+
+    def covered(chosen: Sequence[Candidate]) -> set[str]:
+        return {f for c in chosen for f in c.facets}
+
+    def fits(chosen: Sequence[Candidate]) -> bool:
+        bound = bundler.result([tool_evidence(c) for c in chosen], covered(chosen), worst, False)
+        return visible_bytes(bound) <= budget
+
+    one_call = bundler.task.budgets.maxAgentCalls == 1
+    selection = select(candidates, one_call=one_call, fits=fits)
+    counts = {reason: selection.count(reason) for reason in OMISSION_REASONS}
+    evidence = [tool_evidence(c) for c in selection.selected]
+    result = bundler.result(
+        evidence, covered(selection.selected), counts, counts["global_budget"] > 0
+    )
+    if visible_bytes(result) > budget:
+        raise AdapterCallError("capsule_budget_exceeded", "product_error")
+    return result
+
+
+def outcome_bytes(make: Callable[[], ToolResult]) -> bytes:
+    try:
+        return canonical_bytes(make().to_json())
+    except AdapterCallError as error:
+        return error.code.encode()
+
+
+# From too small for any bundle, through cut bundles, to every line fitting.
+@given(documents, queries, st.integers(800, 3000), st.sampled_from((1, 3)))
+def test_the_bundle_is_the_plain_searchs(
+    texts: list[list[str]], query: str, max_bytes: int, max_calls: int
+) -> None:
+    files = hit_files(texts)
+    bundler = make_bundler(query, max_bytes=max_bytes, max_calls=max_calls)
+
+    fast = outcome_bytes(lambda: select_bundle(bundler, files, LineTables()))
+
+    assert fast == outcome_bytes(lambda: plain_bundle(bundler, files))
+
+
+@given(documents, queries, st.randoms(use_true_random=False))
+def test_the_bound_is_the_size_of_the_serialized_bound_bundle(
+    texts: list[list[str]], query: str, rng: Random
+) -> None:
+    files = hit_files(texts)
+    bundler = make_bundler(query, max_bytes=12000, max_calls=3)
+    lines = line_groups(files, bundler.plan.facets, LineTables(), one_call=False)
+    candidates = [g.member(i) for g in lines.groups for i in range(g.size)]
+    rng.shuffle(candidates)
+    worst = {reason: lines.total for reason in POSSIBLE_REASONS}
+    empty = visible_bytes(bundler.result([], set(), worst, False))
+    bound = BundleBound(empty, bundler.plan.facets, 12000, least_tuple=0)
+
+    for size in range(len(candidates) + 1):
+        chosen = candidates[:size]
+        evidence = cited_evidence(files, chosen)
+        covered = {f for c in chosen for f in c.facets}
+        serialized = visible_bytes(bundler.result(evidence, covered, worst, False))
+        assert bound.size(chosen) == serialized
+        assert bound.fits(chosen) == (serialized <= 12000)
+
+
+def test_a_line_span_carries_what_a_read_gives() -> None:
+    file = corpus_file("c001", "a.md", '# Ｔitle\n\nsay "hi" \\ \t tab\n𠀀 astral\n')
+
+    for number in (1, 3, 4):
+        e = line_evidence(file, number, READ_HASH_REASON)
+        assert LineSpan.of(file, number) == (
+            e.uri,
+            e.sourceHash,
+            e.startLine,
+            e.endLine,
+            e.spanHash,
+            e.text,
+        )
+
+
+@given(documents, queries, st.randoms(use_true_random=False))
+def test_a_full_bound_leaves_room_for_no_line_at_all(
+    texts: list[list[str]], query: str, rng: Random
+) -> None:
+    files = hit_files(texts)
+    bundler = make_bundler(query, max_bytes=12000, max_calls=3)
+    lines = line_groups(files, bundler.plan.facets, LineTables(), one_call=False)
+    candidates = [g.member(i) for g in lines.groups for i in range(g.size)]
+    rng.shuffle(candidates)
+    worst = {reason: lines.total for reason in POSSIBLE_REASONS}
+    empty = visible_bytes(bundler.result([], set(), worst, False))
+    chosen, rest = candidates[: len(candidates) // 2], candidates[len(candidates) // 2 :]
+    exact = BundleBound(empty, bundler.plan.facets, 12000, least_tuple=0)
+    smallest_next = min((exact.size([*chosen, c]) for c in rest), default=None)
+
+    for budget in range(exact.size(chosen), exact.size(chosen) + 600, 3):
+        bound = BundleBound(empty, bundler.plan.facets, budget, least_line_bytes(files))
+        if bound.full(chosen):
+            assert smallest_next is None or smallest_next > budget
+
+
+line_texts = st.text(st.characters(blacklist_characters="\n\r", blacklist_categories=["Cs"]))
+
+
+@given(st.lists(line_texts, min_size=1, max_size=6))
+def test_normalizing_a_document_at_once_is_normalizing_each_line(lines: list[str]) -> None:
+    assert normalized_lines(tuple(lines)) == [normalize_text(line) for line in lines]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("ΟΔΟΣ", "Σ"),  # a final sigma at a line's end, a capital sigma alone
+        ("e", "\u0301x"),  # a combining accent opening a line composes with nothing before it
+        ("\u1100", "\u1161"),  # Hangul jamo split across lines stay apart
+        ("ﬁ", "Ⅻ", "①"),  # compatibility forms
+    ],
+)
+def test_normalizing_at_once_keeps_line_boundaries(lines: tuple[str, ...]) -> None:
+    assert normalized_lines(lines) == [normalize_text(line) for line in lines]

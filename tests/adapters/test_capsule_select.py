@@ -11,7 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentic.adapters.capsule_plan import claim_terms, plan_query
-from agentic.adapters.capsule_select import Candidate, Omission, Selection, select
+from agentic.adapters.capsule_select import (
+    Candidate,
+    Group,
+    Omission,
+    Selection,
+    select,
+    select_groups,
+)
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.reads import READ_HASH_REASON
 from agentic.contract.receipt import ToolEvidence
@@ -330,3 +337,48 @@ def test_the_selection_equals_the_rule_as_stated(draft: list[Any], budget: int) 
         return len(chosen) <= budget
 
     assert select(pool, one_call=False, fits=fits) == reference_select(pool, budget=budget)
+
+
+@given(drafts, st.integers(0, 6))
+def test_stopping_once_nothing_fits_changes_nothing(draft: list[Any], budget: int) -> None:
+    pool = [
+        candidate(file, start, facets, rank, end=start + extra)
+        for (file, start, extra), facets, rank in draft
+    ]
+
+    def fits(chosen: Sequence[Candidate]) -> bool:
+        return len(chosen) <= budget
+
+    def full(selected: Sequence[Candidate]) -> bool:
+        return len(selected) + 1 > budget
+
+    assert select(pool, one_call=False, fits=fits, full=full) == reference_select(
+        pool, budget=budget
+    )
+
+
+class CountingGroup(Group):
+    """Lines 3.. of LONG_DOC with one facet, counting the members built."""
+
+    __slots__ = ("built",)
+
+    def __init__(self) -> None:
+        super().__init__(LONG_DOC.uri, frozenset({"alpha"}), 8)
+        self.built = 0
+
+    def member(self, index: int) -> Candidate:
+        self.built += 1
+        return candidate(LONG_DOC, 3 + index, ["alpha"])
+
+    def floor(self, index: int) -> tuple[Any, ...]:
+        return (-1,)
+
+
+def test_a_group_builds_only_the_members_selection_reaches() -> None:
+    group = CountingGroup()
+
+    outcome = select_groups([group], fits=lambda chosen: chosen[-1].evidence.startLine >= 5)
+
+    assert [c.evidence.startLine for c in outcome.selected] == [5]
+    assert group.built == 3
+    assert (outcome.count("global_budget"), outcome.count("redundant_coverage")) == (2, 5)
