@@ -114,7 +114,7 @@ def _llama_wheel(session: nox.Session, env: Path) -> Path:
     """A folder holding llama-cpp-python's wheel compiled with LLAMA_CMAKE_ARGS, built once per
     machine. llama-cpp-python is source-only on PyPI and compiling llama.cpp takes 10-15 minutes
     on two cores; pip's own wheel cache ignores CMAKE_ARGS, so the kit keys its cache by the
-    requirement, the flags and the interpreter: a change of any of them builds a new wheel."""
+    requirement, the flags, the interpreter and the machine: a change of any builds anew."""
     requirement = _llama_requirement()
     built_for = f"{requirement}\n{LLAMA_CMAKE_ARGS}\n{sys.version}\n{platform.machine()}"
     key = hashlib.sha256(built_for.encode()).hexdigest()
@@ -127,9 +127,9 @@ def _llama_wheel(session: nox.Session, env: Path) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=cache))
     python = str(env / "bin" / "python")
-    session.run(python, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps",
-                "-w", str(building), requirement, env={"CMAKE_ARGS": LLAMA_CMAKE_ARGS},
-                silent=True)  # fmt: skip
+    wheel = (python, "-m", "pip", "wheel", "--disable-pip-version-check", "--no-deps")
+    build = {"CMAKE_ARGS": LLAMA_CMAKE_ARGS}
+    session.run(*wheel, "-w", str(building), requirement, env=build, silent=True)
     building.rename(folder)  # whole or not at all: a killed build leaves only a temp folder
     return folder
 
