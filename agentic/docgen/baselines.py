@@ -353,7 +353,7 @@ def _blind_section(lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]) -> l
     blind, main = lanes.get(BLIND), lanes.get(AUTHORITATIVE)
     if blind is None or main is None:
         return []
-    bundled = {**{a: success(main, a) for a in main.adapters()}}
+    bundled = {a: success(main, a) for a in main.adapters()}
     for folder in BUNDLED_BESIDE:
         beside = lanes.get(folder)
         if beside is not None and beside.fixture == main.fixture:

@@ -413,17 +413,25 @@ def test_the_bundle_is_the_plain_searchs(
     assert fast == outcome_bytes(lambda: plain_bundle(bundler, files))
 
 
-@given(documents, queries, st.randoms(use_true_random=False))
-def test_the_bound_is_the_size_of_the_serialized_bound_bundle(
+def shuffled_candidates(
     texts: list[list[str]], query: str, rng: Random
-) -> None:
+) -> tuple[list[CorpusFile], Bundler, list[Candidate], dict[str, int], int]:
+    """The hits of ``texts`` for ``query`` (12,000 bytes, three calls): every line candidate in
+    a shuffled order, the omission counts at their largest, and the size of an empty bundle."""
     files = hit_files(texts)
     bundler = make_bundler(query, max_bytes=12000, max_calls=3)
     lines = line_groups(files, bundler.plan.facets, LineTables(), one_call=False)
     candidates = [g.member(i) for g in lines.groups for i in range(g.size)]
     rng.shuffle(candidates)
     worst = {reason: lines.total for reason in POSSIBLE_REASONS}
-    empty = visible_bytes(bundler.result([], set(), worst, False))
+    return files, bundler, candidates, worst, visible_bytes(bundler.result([], set(), worst, False))
+
+
+@given(documents, queries, st.randoms(use_true_random=False))
+def test_the_bound_is_the_size_of_the_serialized_bound_bundle(
+    texts: list[list[str]], query: str, rng: Random
+) -> None:
+    files, bundler, candidates, worst, empty = shuffled_candidates(texts, query, rng)
     bound = BundleBound(empty, bundler.plan.facets, 12000, least_tuple=0)
 
     for size in range(len(candidates) + 1):
@@ -454,13 +462,7 @@ def test_a_line_span_carries_what_a_read_gives() -> None:
 def test_a_full_bound_leaves_room_for_no_line_at_all(
     texts: list[list[str]], query: str, rng: Random
 ) -> None:
-    files = hit_files(texts)
-    bundler = make_bundler(query, max_bytes=12000, max_calls=3)
-    lines = line_groups(files, bundler.plan.facets, LineTables(), one_call=False)
-    candidates = [g.member(i) for g in lines.groups for i in range(g.size)]
-    rng.shuffle(candidates)
-    worst = {reason: lines.total for reason in POSSIBLE_REASONS}
-    empty = visible_bytes(bundler.result([], set(), worst, False))
+    files, bundler, candidates, _, empty = shuffled_candidates(texts, query, rng)
     chosen, rest = candidates[: len(candidates) // 2], candidates[len(candidates) // 2 :]
     exact = BundleBound(empty, bundler.plan.facets, 12000, least_tuple=0)
     smallest_next = min((exact.size([*chosen, c]) for c in rest), default=None)
