@@ -180,7 +180,8 @@ def system_packages(session: nox.Session) -> None:
 
 # pytest-xdist: one worker per core (most tests wait on child processes or files, so the suite
 # scales with the cores it is given). Arguments given to a session replace these.
-PARALLEL = ("-n", "auto")
+# The slowest tests are named at the end of each run: where the time of the suite goes.
+PARALLEL = ("-n", "auto", "--durations=25")
 
 
 @nox.session

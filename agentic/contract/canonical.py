@@ -204,7 +204,81 @@ def fingerprint(value: object) -> str:
     return sha256_hex(canonical_bytes(value))
 
 
+# ``json.dumps`` with ``indent`` runs the pure-Python encoder (CPython uses its C encoder only
+# without indentation), a generator per container, which costs a few tenths of a second on a
+# full lane report. _write_pretty spells the same text directly: strings through the C escaper
+# that dumps uses with ensure_ascii=False, numbers through the same int and float ``__repr__``.
+_escape = json.encoder.encode_basestring
+
+
+def _leaf(value: float | None) -> str:
+    """A reparsed number, boolean or null as ``json.dumps`` spells it."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    return float.__repr__(value)
+
+
+def _write_pretty(value: Any, newline: str, out: list[str]) -> None:
+    """Append ``json.dumps(value, indent=2, ensure_ascii=False)`` to OUT for a value as
+    ``json.loads`` returns it; NEWLINE is a line break and the indentation of VALUE's line."""
+    kind = type(value)
+    if kind is dict:
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        separator = "{" + inner
+        for key, item in value.items():
+            head = separator + _escape(key) + ": "
+            separator = "," + inner
+            # Strings are most of the nodes, so they are spelled here rather than in a call.
+            if type(item) is str:
+                out.append(head + _escape(item))
+            elif type(item) is dict or type(item) is list:
+                out.append(head)
+                _write_pretty(item, inner, out)
+            else:
+                out.append(head + _leaf(item))
+        out.append(newline + "}")
+    elif kind is list:
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        separator = "[" + inner
+        for item in value:
+            if type(item) is str:
+                out.append(separator + _escape(item))
+            elif type(item) is dict or type(item) is list:
+                out.append(separator)
+                _write_pretty(item, inner, out)
+            else:
+                out.append(separator + _leaf(item))
+            separator = "," + inner
+        out.append(newline + "]")
+    elif kind is str:
+        out.append(_escape(value))
+    else:
+        out.append(_leaf(value))
+
+
 def stable_pretty_json(value: object) -> str:
-    """Human-readable JSON whose key order and number spelling are the canonical ones."""
+    """Human-readable JSON whose key order and number spelling are the canonical ones: exactly
+    ``json.dumps(json.loads(canonical_bytes(value)), indent=2, ensure_ascii=False)`` and a line
+    break."""
     reparsed = json.loads(canonical_bytes(value))
-    return json.dumps(reparsed, indent=2, ensure_ascii=False) + "\n"
+    out: list[str] = []
+    try:
+        _write_pretty(reparsed, "\n", out)
+    except RecursionError:
+        # Not expected, as the writer takes one frame a level and canonical_bytes took at least
+        # as many; should it happen, the encoder the writer replaces behaves as it always did.
+        return json.dumps(reparsed, indent=2, ensure_ascii=False) + "\n"
+    out.append("\n")
+    return "".join(out)

@@ -84,17 +84,23 @@ TEMP_PREFIX = ".agentic-tmp-"
 TEMP_TOKEN_BYTES = 8  # its random suffix: 16 lowercase hex digits
 
 
-def replace_atomically(path: Path, data: bytes) -> None:
+def replace_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half:
     a temp file beside it (``TEMP_PREFIX<name>-<hex>``), fsynced, renamed over it. The file gets
-    the mode a plain ``open`` gives (0644 under umask 022). OSError is the caller's to map."""
+    the mode a plain ``open`` gives (0644 under umask 022). OSError is the caller's to map.
+
+    ``durable=False`` skips the fsync: a killed process still leaves the old file or the new one
+    (the rename is atomic and the data is in the page cache), but a power loss may leave the new
+    name empty or cut short. For files written by the hundred whose loss costs only a rerun (the
+    journal's entries), where an fsync each costs more than the work they record."""
     temp = path.with_name(f"{TEMP_PREFIX}{path.name}-{secrets.token_hex(TEMP_TOKEN_BYTES)}")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)

@@ -15,6 +15,7 @@ reference's Ajv and with the models:
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import itertools
 import re
@@ -58,6 +59,17 @@ SCHEMA_NAMES: tuple[SchemaName, ...] = (
     "trajectory-receipt",
     "benchmark-report",
 )
+# The sha256 of each published schema file. Their bytes are checked against draft-07's
+# metaschema by the test suite (tests/contract/test_schema_loading.py, which also holds this
+# table to the files), so at run time only a file with other bytes pays that check (about a
+# tenth of a second, most of `agentic validate`'s own time).
+PUBLISHED_SHA256: Mapping[SchemaName, str] = {
+    "agent-task": "7e74619a8e446ad0dd1a6d74d3da9b3b037c2eb91a39947abc694ed68e0b36b4",
+    "hidden-oracle": "bc77b47be5ce82353179fbf115429d89b2068f9e79315528ecf15a35cba0b5bb",
+    "final-envelope": "80e60842db5bbc466d24cf83e5722b3f17bac57a9d207014b884e266045ef6eb",
+    "trajectory-receipt": "df09805f733c56677317a8350cae3a40bfec9f76fd4ef0b001018f0192d8fcd8",
+    "benchmark-report": "e71605222da167bdc7a60c46113491fbcfa24d4236181d363ff55eead7ba3806",
+}
 SCHEMA_ID_PREFIX = "gno://schemas/evals/agentic/"
 SCHEMA_ID_SUFFIX = "@1.0"
 
@@ -109,6 +121,8 @@ def _read_schema(name: SchemaName) -> JsonObject:
     schema = parse_strict(data, source=str(path))
     if not isinstance(schema, dict) or schema.get("$id") != schema_id(name):
         raise ContractError("invalid_schema", f"{path}: $id must be {schema_id(name)}")
+    if hashlib.sha256(data).hexdigest() == PUBLISHED_SHA256[name]:
+        return schema
     try:
         Draft7Validator.check_schema(schema)
     except SchemaError as exc:

@@ -136,6 +136,8 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
             progress.note(journal.unresumable)
         if resumed.receipts:
             progress.note(f"resuming: {len(resumed.receipts)} of {len(wanted)} pairs journaled")
+        if resumed.cut_short:
+            progress.note(f"{resumed.cut_short} journal entries cut short by a crash: run again")
         fresh = _run_pairs(plan, wanted - resumed.receipts.keys(), journal)
         run = with_resumed(fresh, resumed)
         _check_matrix(run, wanted)

@@ -9,8 +9,12 @@ to the lock and stage of ``output/staging.py``. It holds:
 - ``pairs/<sha256 of the pair key>.json``: each finished pair's full receipt and the sha256 of
   its canonical part.
 
-Every file is written whole to a temp name, fsynced and renamed (``replace_atomically``), so a
-kill at any instant leaves each entry complete or absent. A run holds an exclusive ``flock`` on
+Every file is written whole to a temp name and renamed (``replace_atomically``), so a kill at
+any instant leaves each entry complete or absent. Entries are not fsynced (one fsync per pair
+cost more than running a pair of the fixture agent): after a power loss an entry may be empty or
+cut short, and a resume runs its pair again, as if it had never been journaled (which anyone who
+can delete an entry can bring about anyway). An entry that reads as JSON is held to everything
+below. A run holds an exclusive ``flock`` on
 ``lock`` for its whole life: a second run on the same output is refused, and a journal found
 unlocked was left by a run that no longer exists. The journal is removed once the report it
 served is written; a run that finds one without ``--resume`` is refused, so a forgotten flag
@@ -46,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import secrets
 import shutil
@@ -227,6 +232,7 @@ class Resumed:
 
     preparations: Mapping[str, Preparation]
     receipts: Mapping[PairKey, TrajectoryReceipt]
+    cut_short: int = 0  # entries a crash left unreadable: their pairs run again
 
 
 NOTHING = Resumed({}, {})
@@ -339,7 +345,8 @@ class Journal:
         # index is journaled: refused later, a second --resume would mix the two indexes.
         _check_index(self._journaled.get(record.adapterId), record)
         path = self.folder / PREPARATIONS / f"{fingerprint(record.adapterId)}.json"
-        replace_atomically(path, self._sealed("preparation", {"preparation": record.to_json()}))
+        entry = self._sealed("preparation", {"preparation": record.to_json()})
+        replace_atomically(path, entry, durable=False)
 
     def receipt(self, key: PairKey, receipt: TrajectoryReceipt) -> None:
         entry = {
@@ -347,7 +354,8 @@ class Journal:
             "canonicalSha256": fingerprint(receipt.canonical.to_json()),
             "receipt": receipt.to_json(),
         }
-        replace_atomically(self.folder / PAIRS / _entry_name(key), self._sealed("pair", entry))
+        path = self.folder / PAIRS / _entry_name(key)
+        replace_atomically(path, self._sealed("pair", entry), durable=False)
         self.recorded += 1
 
     def finish(self) -> None:
@@ -464,8 +472,13 @@ def _entries(folder: Path) -> list[Path]:
 
 def _load_entries(folder: Path, planned: frozenset[PairKey], sealer: _Sealer) -> Resumed:
     preparations: dict[str, Preparation] = {}
+    cut_short = 0
     for path in _entries(folder / PREPARATIONS):
-        record = _load_preparation(path, sealer)
+        entry = _read(path)
+        if entry is None:
+            cut_short += 1
+            continue
+        record = _load_preparation(path, entry, sealer)
         preparations[record.adapterId] = record
     by_name = {_entry_name(key): key for key in planned}
     receipts: dict[PairKey, TrajectoryReceipt] = {}
@@ -473,13 +486,27 @@ def _load_entries(folder: Path, planned: frozenset[PairKey], sealer: _Sealer) ->
         key = by_name.get(path.name)
         if key is None:
             raise _invalid(path, "a pair this run does not plan")
-        receipts[key] = _load_receipt(path, key, sealer)
-    return Resumed(preparations, receipts)
+        entry = _read(path)
+        if entry is None:
+            cut_short += 1
+            continue
+        receipts[key] = _load_receipt(path, key, entry, sealer)
+    return Resumed(preparations, receipts, cut_short)
 
 
-def _read(path: Path) -> JsonObject:
+def _read(path: Path) -> JsonObject | None:
+    """The entry at ``path``; None when it is not a whole JSON document (empty, or cut short
+    by a power loss: entries are not fsynced)."""
     try:
-        return parse_strict_object(read_input_file(path, code="invalid_journal"), source=str(path))
+        data = read_input_file(path, code="invalid_journal")
+    except ContractError as exc:
+        raise _invalid(path, exc.message) from None
+    try:
+        json.loads(data)
+    except ValueError:  # not JSON at all: never a document the kit wrote whole
+        return None
+    try:
+        return parse_strict_object(data, source=str(path))
     except ContractError as exc:
         raise _invalid(path, exc.message) from None
 
@@ -488,8 +515,7 @@ PREPARATION_ENTRY = frozenset({"preparation", "hmac"})
 PAIR_ENTRY = frozenset({"key", "canonicalSha256", "receipt", "hmac"})
 
 
-def _load_preparation(path: Path, sealer: _Sealer) -> Preparation:
-    entry = _read(path)
+def _load_preparation(path: Path, entry: JsonObject, sealer: _Sealer) -> Preparation:
     if set(entry) != PREPARATION_ENTRY:
         raise _invalid(path, f"a preparation entry holds exactly {sorted(PREPARATION_ENTRY)}")
     try:
@@ -502,8 +528,9 @@ def _load_preparation(path: Path, sealer: _Sealer) -> Preparation:
     return record
 
 
-def _load_receipt(path: Path, key: PairKey, sealer: _Sealer) -> TrajectoryReceipt:
-    entry = _read(path)
+def _load_receipt(
+    path: Path, key: PairKey, entry: JsonObject, sealer: _Sealer
+) -> TrajectoryReceipt:
     if set(entry) != PAIR_ENTRY:  # closed: nothing rides along unchecked (a score, say)
         raise _invalid(path, f"a pair entry holds exactly {sorted(PAIR_ENTRY)}")
     if entry.get("key") != key.to_json():

@@ -6,11 +6,13 @@ strict JSON, then the schema, then the model, and the first violation is one
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft7Validator
 
 from agentic import resources
 from agentic.contract import schemas
@@ -41,6 +43,17 @@ def test_an_intact_schema_is_read_as_published(schema_dir: Path) -> None:
 
     assert schema == json.loads((schema_dir / "agent-task.schema.json").read_text())
     assert schema["$id"] == TASK_ID
+
+
+@pytest.mark.parametrize("name", schemas.SCHEMA_NAMES)
+def test_each_published_schema_is_draft_07_and_its_hash_is_on_record(
+    name: schemas.SchemaName,
+) -> None:
+    # The run-time check of a schema against the metaschema is skipped for these bytes.
+    data = schemas.schema_path(name).read_bytes()
+
+    Draft7Validator.check_schema(json.loads(data))
+    assert hashlib.sha256(data).hexdigest() == schemas.PUBLISHED_SHA256[name]
 
 
 def test_a_missing_schema_file_is_invalid_schema(schema_dir: Path) -> None:

@@ -199,6 +199,24 @@ def test_a_journal_of_another_run_is_refused_and_kept(
     assert sorted(p.name for p in (journal_folder(out) / PAIRS).iterdir()) == before
 
 
+@pytest.mark.parametrize("left", [b"", b'{"canonicalSha256": "ab'], ids=["empty", "cut"])
+def test_an_entry_a_power_loss_cut_short_is_run_again(
+    left: bytes,
+    tiny_fixture: Fixture,
+    tmp_path: Path,
+    uninterrupted: bytes,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Entries are not fsynced: a crash of the machine may leave one empty or cut short.
+    out = tmp_path / "out"
+    _killed_after(_argv(tiny_fixture, out), out, 3)
+    _entry(out).write_bytes(left)
+    told = [arg for arg in _argv(tiny_fixture, out, "--resume") if arg != "--quiet"]
+    assert main(told) == 1  # the gate fails: capsule vs lexical
+    assert (out / "canonical.json").read_bytes() == uninterrupted
+    assert "1 journal entries cut short by a crash: run again" in capsys.readouterr().err
+
+
 def test_a_tampered_journal_entry_is_refused_and_kept(
     tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

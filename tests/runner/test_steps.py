@@ -177,8 +177,18 @@ def test_each_argument_error_is_named() -> None:
 def test_an_envelope_the_schema_lets_through_is_still_checked_by_the_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(steps, "schema_errors", lambda name, document, **options: [])
+    monkeypatch.setattr(steps, "_envelope_errors", lambda text: ())
 
     code, message = refusal_text('{"kind":"final","envelope":{"schemaVersion":"1.0"}}')
 
     assert (code, message) == ("invalid_final_envelope", "4 validation errors for FinalEnvelope")
+
+
+def test_a_repeated_step_is_judged_by_its_own_values() -> None:
+    # Verdicts are remembered by the step's JSON text: true must not pass for 1.
+    task, listed = task_allowing("search"), frozenset({"search"})
+    parse_step('{"kind":"tool","toolName":"search","arguments":{"query":"p","limit":1}}',
+               task, listed)  # fmt: skip
+    raw = '{"kind":"tool","toolName":"search","arguments":{"query":"p","limit":true}}'
+
+    assert refusal(raw, task, listed) == "invalid_agent_action"
