@@ -2,8 +2,8 @@
 
 Run through ``nox -s bench`` (or ``python benchmarks/bench.py [SECTION ...]``). Machines here are
 shared and noisy, so nothing in this file asserts: a ratio below 1.0 means the target is met.
-Sections: lexical, mcp, lane, reference-lane, ranking, local-model, qmd, container, mutants. A
-section whose inputs are not installed (or not run yet) prints why it did not run.
+Sections: the keys of ``SECTIONS`` at the end (all of them by default). A section whose inputs
+are not installed (or not run yet) prints why it did not run.
 """
 
 from __future__ import annotations
@@ -1025,6 +1025,56 @@ def bench_scale() -> None:
         _bench_resume(work)
 
 
+RECORDED_LANE = "optional/qwen-sqlite"
+RECORDED_CACHE = "llm-cache/qwen-sqlite"
+RECORDED_PAIR_TARGET_S = 60.0  # issue 32
+RECORDED_CACHE_TARGET_MB = 20.0
+
+
+def _recorded_pair_seconds(baselines: Path) -> tuple[str, list[float]]:
+    """Each recorded pair's end-to-end seconds: from the staged lane's observations, else from
+    the journal of the recording under way."""
+    staged = baselines / RECORDED_LANE / "observations.json"
+    if staged.is_file():
+        receipts = json.loads(staged.read_bytes())["receipts"]
+        timings = [receipt["observations"]["timings"] for receipt in receipts]
+        return "staged lane", [timing["endToEnd"]["valueMs"] / 1000 for timing in timings]
+    journal = baselines / "optional" / ".agentic-journal-qwen-sqlite" / "pairs"
+    entries = sorted(journal.glob("*.json")) if journal.is_dir() else []
+    seconds = [
+        json.loads(entry.read_bytes())["receipt"]["observations"]["timings"]["endToEnd"]["valueMs"]
+        / 1000
+        for entry in entries
+    ]
+    return "journal of the recording under way", seconds
+
+
+def bench_recorded() -> None:
+    """The real-model lane (Qwen2.5-Coder-1.5B through llama.cpp's server on sqlite-docs): how
+    long its pairs took to record on this machine, and the bytes of the cache that replays it.
+    A pair finished by a resumed recording took less than it would whole: the answers of its
+    first steps came from the cache."""
+    from agentic.resources import repo_root
+
+    root = repo_root()
+    if root is None:
+        print("recorded: no checkout (the lane's cache and journal live there): not measured")
+        return
+    baselines = root / "baselines"
+    source, seconds = _recorded_pair_seconds(baselines)
+    print(f"recorded: {RECORDED_LANE}, {len(seconds)} pairs ({source})")
+    if seconds:
+        report("seconds per pair, median", statistics.median(seconds), "s",
+               RECORDED_PAIR_TARGET_S, higher_is_better=False)  # fmt: skip
+        print(f"  {'seconds per pair, p95 / total':<44} "
+              f"{percentile(seconds, 0.95):>12.1f} / {sum(seconds) / 3600:.2f} h")  # fmt: skip
+    cache = baselines / RECORDED_CACHE
+    entries = list(cache.glob("*.json")) if cache.is_dir() else []
+    size = sum(path.stat().st_size for path in entries) / 1e6
+    report(f"LLM cache ({len(entries)} answers)", size, "MB", RECORDED_CACHE_TARGET_MB,
+           higher_is_better=False)  # fmt: skip
+
+
 SECTIONS: dict[str, Callable[[], None]] = {
     "lexical": bench_lexical,
     "mcp": bench_mcp,
@@ -1043,6 +1093,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "report-html": bench_report_html,
     "openai": bench_openai,
     "scale": bench_scale,
+    "recorded": bench_recorded,
 }
 
 

@@ -9,6 +9,7 @@ a measurement of a fixture, never a committed lane: ``ORACLE_CEILING``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.report import Promotion
 from agentic.contract.strict_json import parse_strict
+from agentic.docgen import verdict
 from agentic.docgen.markdown import HEADER_NOTE, code, grouped, table
 from agentic.report.markdown import PAIRWISE_LOSS, promotion_uncertainty
 
@@ -31,6 +33,8 @@ AUTHORITATIVE = "fixture-agent"
 BUNDLED_BESIDE = ("optional/qmd-lex",)  # more adapters of the fixture agent on the same fixture
 BLIND = "sqlite-docs"
 LOCAL_MODEL = "optional/local-model"
+REAL_MODEL = "optional/qwen-sqlite"  # a real model on the blind fixture, beside BLIND
+REAL_MODEL_NAME = "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp's server"
 BACKENDS = "backends/"
 NO_BASELINE = "oracle ceiling (not a baseline)"
 
@@ -395,6 +399,119 @@ _BLIND_READING = [
 ]
 
 
+def _real_model_section(baselines: Path, lanes: Mapping[str, Lane]) -> list[str]:
+    real, blind = lanes.get(REAL_MODEL), lanes.get(BLIND)
+    if real is None:
+        return []
+    document = _document(baselines / REAL_MODEL / REPORT, f"baselines/{REAL_MODEL}/{REPORT}")
+    model = verdict.successes(verdict.outcomes(document))
+    scripted: list[verdict.AdapterSuccess] = []
+    if blind is not None and blind.fixture == real.fixture:
+        blind_document = _document(baselines / BLIND / REPORT, f"baselines/{BLIND}/{REPORT}")
+        scripted = verdict.successes(verdict.outcomes(blind_document))
+    by_adapter = {row.adapter: row for row in scripted}
+    rows = [
+        [
+            row.adapter,
+            f"{row.successes}/{row.pairs}",
+            row.interval.text(),
+            _success_text(by_adapter[row.adapter]) if row.adapter in by_adapter else "",
+        ]
+        for row in model
+    ]
+    header = ["adapter", "success", "95% Wilson", f"the fixture agent ({BLIND}, cold)"]
+    return [
+        f"## A real model on {BLIND}",
+        "",
+        f"{_link(REAL_MODEL)}: {REAL_MODEL_NAME}, driving the `openai-chat` agent over the same "
+        f"blind fixture ({_lane_header(real)}, cold, {_trials(real.trials)}; "
+        f"`agentic verify {REAL_MODEL}` replays its recorded answers with no model). Success "
+        "per adapter, beside the scripted fixture agent's on the same tasks:",
+        "",
+        table(header, rows, numeric=(1,)),
+        "",
+        *_pairs_text(verdict.adapter_pairs(verdict.outcomes(document))),
+        *_agreement_text(verdict.rank_agreement(model, scripted)),
+        *_causes_text(verdict.failure_causes(document)),
+    ]
+
+
+def _trials(count: int) -> str:
+    return "one trial" if count == 1 else f"{count} trials"
+
+
+def _success_text(row: verdict.AdapterSuccess) -> str:
+    return f"{row.successes}/{row.pairs} {row.interval.text()}"
+
+
+def _pairs_text(pairs: Sequence[verdict.AdapterPair]) -> list[str]:
+    rows = [
+        [
+            f"{pair.first} vs {pair.second}",
+            str(pair.units),
+            str(pair.difference.worse),
+            str(pair.difference.better),
+            f"{pair.difference.p_value:.3g}",
+            "beyond noise" if pair.difference.beyond_noise else "within noise",
+        ]
+        for pair in pairs
+    ]
+    header = ["adapters", "tasks", "only the first passes", "only the second passes", "p", ""]
+    return [
+        "Between every two adapters, the exact McNemar test on the tasks one passes and the other "
+        "fails (two-sided, alpha 0.05):",
+        "",
+        table(header, rows, numeric=(1, 2, 3, 4)),
+        "",
+    ]
+
+
+def _agreement_text(agreements: Sequence[verdict.RankAgreement]) -> list[str]:
+    if not agreements:
+        return []
+    told = {
+        order: [a for a in agreements if a.order == order] for order in ("agree", "disagree", "tie")
+    }
+
+    def listed(items: Sequence[verdict.RankAgreement]) -> str:
+        return ", ".join(
+            f"{a.first} {a.model} {a.second} (fixture agent: {a.scripted})" for a in items
+        )
+
+    text = (
+        f"Ranking: of {len(agreements)} pairs of adapters, the model and the fixture agent order "
+        f"{len(told['agree'])} alike and {len(told['disagree'])} oppositely"
+    )
+    if told["disagree"]:
+        text += f" ({listed(told['disagree'])})"
+    if told["tie"]:
+        text += f"; {len(told['tie'])} tied in one ranking or both ({listed(told['tie'])})"
+    return [text + ".", ""]
+
+
+def _causes_text(causes: Mapping[str, Counter[str]]) -> list[str]:
+    rows = [
+        [
+            adapter,
+            str(sum(counted.values())),
+            "; ".join(f"{cause} {count}" for cause, count in _by_count(counted)),
+        ]
+        for adapter, counted in causes.items()
+    ]
+    if not rows:
+        return []
+    return [
+        "What went wrong, by the first cause of each failed pair (report.md names it per task):",
+        "",
+        table(["adapter", "failed", "causes"], rows, numeric=(1,)),
+        "",
+    ]
+
+
+def _by_count(counted: Counter[str]) -> list[tuple[str, int]]:
+    return sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+
+
 def _servers_section(lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]) -> list[str]:
     rows = []
     for folder, lane in lanes.items():
@@ -488,6 +605,7 @@ def render_baselines(baselines: Path) -> str:
         "",
         *_glance_section(lanes, info),
         *_blind_section(lanes, info),
+        *_real_model_section(baselines, lanes),
         *_servers_section(lanes, info),
         *_lanes_section(lanes, info),
         *_ranking_section(baselines),
