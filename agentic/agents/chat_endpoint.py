@@ -220,9 +220,11 @@ class Endpoint:
         if self.cache is None or not self.cache_uses:
             return []
         count = len(self.cache_uses)
+        # The keys too: what a lane's pairs used is what a pruned cache must keep.
+        keys = " ".join(use.key for use in self.cache_uses)
         return [
-            f"llm_cache {self.cache.mode}: {count} entr{'y' if count == 1 else 'ies'}, "
-            f"digest sha256:{entries_digest(self.cache_uses)}"
+            f"llm_cache {self.cache.mode}: {count} entr{'y' if count == 1 else 'ies'} "
+            f"({keys}), digest sha256:{entries_digest(self.cache_uses)}"
         ]
 
     def _scrubbed(self, response: Response) -> Response:

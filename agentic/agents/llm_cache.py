@@ -25,6 +25,7 @@ what the run records about itself (the pair's observations).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -184,6 +185,42 @@ def _check_answer(source: str, stored: _Stored) -> None:
         )
     if sha256_hex(body) != stored.bodySha256:
         raise ContractError("llm_cache_corrupt", f"{source}: its body fails its sha256")
+
+
+# What a pair's observations say of the entries it used (``ChatEndpoint.cache_notes``).
+_USES_NOTE = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]+)\), digest ")
+
+
+def used_keys(notes: Iterable[str]) -> set[str] | None:
+    """The cache keys named by a lane's ``llm_cache`` notes (every pair's diagnostics); None
+    when a note names none (written before notes named keys): nothing may then be pruned."""
+    keys: set[str] = set()
+    for note in notes:
+        if not note.startswith("llm_cache "):
+            continue
+        found = _USES_NOTE.match(note)
+        if found is None:
+            return None
+        keys.update(found.group(1).split())
+    return keys
+
+
+def unused_entries(folder: Path, keep: set[str]) -> list[Path]:
+    """The turns of a conversation in ``folder`` whose key is not in ``keep``: answers no pair
+    of the lane asked for (recorded before a change of the agent's config or prompt, say). A
+    request without a body (the model listing a run asks once, outside every pair) is kept."""
+    unused = []
+    for path in sorted(folder.glob("*.json")):
+        if path.stem in keep:
+            continue
+        entry = parse_strict(
+            read_input_file(path, code="llm_cache_corrupt", max_bytes=MAX_ENTRY_BYTES),
+            source=str(path),
+        )
+        request = entry.get("request") if isinstance(entry, dict) else None
+        if isinstance(request, dict) and request.get("body") is not None:
+            unused.append(path)
+    return unused
 
 
 def open_cache(folder: Path | None, mode: CacheMode) -> LlmCache | None:

@@ -89,6 +89,7 @@ class LocalModel:
         self._name = spec_name
         self._preflight = preflight
         self._llama = llama
+        self._answering = 0  # generate calls in flight (one abandoned at its deadline, say)
 
     @property
     def model_id(self) -> str:
@@ -109,6 +110,13 @@ class LocalModel:
         )
 
     def generate(self, request: GenerationRequest) -> str:
+        self._answering += 1
+        try:
+            return self._generate(request)
+        finally:
+            self._answering -= 1
+
+    def _generate(self, request: GenerationRequest) -> str:
         self._preflight.model.ensure_unchanged()
         self._llama.reset()
         messages = [m.to_chat() for m in request.messages()]
@@ -126,6 +134,11 @@ class LocalModel:
         return content if isinstance(content, str) else ""
 
     def close(self) -> None:
+        # An answer abandoned at its deadline may still run on its worker thread: freeing the
+        # model under it crashes the process (SIGSEGV) before the timeout is reported. The
+        # process is ending with that error, which frees everything anyway.
+        if self._answering:
+            return
         close = getattr(self._llama, "close", None)
         if callable(close):
             close()

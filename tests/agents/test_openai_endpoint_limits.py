@@ -22,6 +22,8 @@ from agentic.agents.llm_cache import (
     Exchange,
     LlmCache,
     Response,
+    unused_entries,
+    used_keys,
 )
 from agentic.contract.canonical import canonical_bytes, sha256_hex
 from agentic.contract.errors import ContractError
@@ -233,3 +235,27 @@ def test_a_replay_records_the_digest_its_recording_recorded(
     recorded, replayed = _record_then_replay(capsys, tiny_fixture, tmp_path, "one")
     assert _cache_notes(recorded) == _cache_notes(replayed)
     assert len(_cache_notes(replayed)) == 1
+
+
+def _diagnostics(out: Path) -> list[str]:
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    return [note for r in report["receipts"] for note in r["observations"]["diagnostics"]]
+
+
+def test_a_lanes_notes_name_every_turn_it_used_and_only_stale_turns_are_unused(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recorded, replayed = _record_then_replay(capsys, tiny_fixture, tmp_path, "one")
+    cache = tmp_path / "cache-one"
+    turns = {p.stem for p in cache.glob("*.json") if json.loads(p.read_bytes())["request"]["body"]}
+    unasked = Exchange("POST", "chat/completions", {"messages": []})  # asked by no pair
+    LlmCache(cache, "record").store(unasked, Response(200, "{}"))
+
+    assert used_keys(_diagnostics(recorded)) == used_keys(_diagnostics(replayed)) == turns
+    assert unused_entries(cache, turns) == [cache / f"{unasked.key()}.json"]
+
+
+def test_notes_that_do_not_name_their_entries_prune_nothing() -> None:
+    old_note = "llm_cache replay: 1 entry, digest sha256:" + "a" * 64
+
+    assert used_keys([old_note, "another diagnostic"]) is None

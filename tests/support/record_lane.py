@@ -6,7 +6,8 @@ locked model (assembled by ``nox -s model``) on the port its config names, then 
 ``agentic run --lane optional/NAME --llm-cache-mode record --write``. It runs for hours on two
 cores, so it is made to be stopped and started again: every answer is in the cache as soon as it
 is given (a rerun asks the server only what is not recorded yet), and an interrupted lane's
-journal is resumed (``--resume``). When the lane completes, ``agentic verify optional/NAME``
+journal is resumed (``--resume``). When the lane completes, the answers no pair uses (recorded
+before a change of the agent's config, say) are removed, and ``agentic verify optional/NAME``
 replays it with the server stopped: the committed cache alone must reproduce the baseline.
 
 Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
@@ -15,12 +16,15 @@ Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from agentic.agents.llm_cache import unused_entries, used_keys
 from agentic.agents.openai_chat import load_agent_config
 from agentic.lane.journal import journal_folder
 from agentic.model_parts import load_parts_lock
@@ -65,7 +69,7 @@ def main(argv: list[str]) -> int:
         print(recording.lock)
         return 0
     lane = builtin_catalog().lane(f"optional/{args.name}")
-    assert lane.agent_config is not None
+    assert lane.agent_config is not None and lane.llm_cache is not None
     config = load_agent_config(ROOT / lane.agent_config)
     lock = load_parts_lock(ROOT / "locks" / f"{recording.lock}.lock.json")
     model = ROOT / ".cache" / "models" / lock.model.fileName
@@ -90,9 +94,35 @@ def main(argv: list[str]) -> int:
         server.stop()
     if code not in (0, 1):
         return code
+    prune(args.name, ROOT / lane.llm_cache)
     return subprocess.run(
         [sys.executable, "-m", "agentic", "verify", f"optional/{args.name}"], check=False
     ).returncode
+
+
+def prune(name: str, cache: Path) -> None:
+    """Remove the cache's answers no pair of the lane uses. A replay of the whole lane names,
+    in each pair's observations, the entries it used (pairs journaled by older recordings may
+    not); the verify that follows proves the rest still reproduces the lane."""
+    with tempfile.TemporaryDirectory(prefix="agentic-prune-") as folder:
+        out = Path(folder) / "replay"
+        argv = [
+            sys.executable, "-m", "agentic", "run", "--lane", f"optional/{name}",
+            "--llm-cache-mode", "replay", "--out", str(out), "--quiet",
+        ]  # fmt: skip
+        if subprocess.run(argv, check=False).returncode not in (0, 1):
+            print(f"record: the replay of optional/{name} failed: nothing pruned")
+            return
+        report = json.loads((out / "report.json").read_bytes())
+    notes = [note for r in report["receipts"] for note in r["observations"]["diagnostics"]]
+    keep = used_keys(notes)
+    if keep is None:
+        print("record: the replay's notes do not name their cache entries: nothing pruned")
+        return
+    unused = unused_entries(cache, keep)
+    for path in unused:
+        path.unlink()
+    print(f"record: {len(keep)} answers used, {len(unused)} unused removed from {cache}")
 
 
 def record(name: str, logs: Path) -> int:
