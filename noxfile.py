@@ -112,7 +112,7 @@ def _llama_requirement() -> str:
 
 def _llama_wheel(session: nox.Session, env: Path) -> Path:
     """A folder holding llama-cpp-python's wheel compiled with LLAMA_CMAKE_ARGS, built once per
-    machine. llama-cpp-python is source-only on PyPI and compiling llama.cpp takes 10-15 minutes
+    machine. llama-cpp-python is source-only on PyPI and compiling llama.cpp takes 4-5 minutes
     on two cores; pip's own wheel cache ignores CMAKE_ARGS, so the kit keys its cache by the
     requirement, the flags, the interpreter and the machine: a change of any builds anew."""
     requirement = _llama_requirement()
@@ -196,11 +196,12 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def check(session: nox.Session) -> None:
     """The contributor's inner loop (`make check`): the offline suite in parallel in the kit
-    environment without llama.cpp, so nothing is compiled and the local-model tests skip; the
-    Ray, container and real-model checks are sessions of their own (distributed, container,
-    local-model-smoke, openai-smoke), which CI runs."""
+    environment without llama.cpp, so nothing is compiled and the local-model tests skip, and
+    without the tests marked slow (`make test` runs them); the Ray, container and real-model
+    checks are sessions of their own (distributed, container, local-model-smoke, openai-smoke),
+    which CI runs."""
     _install(session)
-    _tool(session, "pytest", *(session.posargs or PARALLEL))
+    _tool(session, "pytest", *(session.posargs or (*PARALLEL, "-m", "not slow")))
 
 
 @nox.session
