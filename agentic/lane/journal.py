@@ -14,12 +14,14 @@ any instant leaves each entry complete or absent. Entries are not fsynced (one f
 cost more than running a pair of the fixture agent): after a power loss an entry may be empty or
 cut short, and a resume runs its pair again, as if it had never been journaled (which anyone who
 can delete an entry can bring about anyway). An entry that reads as JSON is held to everything
-below. A run holds an exclusive ``flock`` on
-``lock`` for its whole life: a second run on the same output is refused, and a journal found
-unlocked was left by a run that no longer exists. The journal is removed once the report it
-served is written; a run that finds one without ``--resume`` is refused, so a forgotten flag
-never throws away finished pairs. A run killed before it wrote ``journal.json`` leaves a journal
-with no header and no entry: it journaled nothing, so the next run takes it over as new.
+below.
+
+A run holds an exclusive ``flock`` on ``lock`` for its whole life: a second run on the same
+output is refused, and a journal found unlocked was left by a run that no longer exists. The
+journal is removed once the report it served is written; a run that finds one without
+``--resume`` is refused, so a forgotten flag never throws away finished pairs. A run killed
+before it wrote ``journal.json`` leaves a journal with no header and no entry: it journaled
+nothing, so the next run takes it over as new.
 
 Integrity: every entry (pair and preparation) carries an HMAC-SHA256 under the run's key, over
 the entry and the run's identity, and ``journal.json`` names the key by its ``keyId`` (an HMAC
