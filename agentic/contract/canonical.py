@@ -228,44 +228,35 @@ def _write_pretty(value: Any, newline: str, out: list[str]) -> None:
     """Append ``json.dumps(value, indent=2, ensure_ascii=False)`` to OUT for a value as
     ``json.loads`` returns it; NEWLINE is a line break and the indentation of VALUE's line."""
     kind = type(value)
-    if kind is dict:
-        if not value:
-            out.append("{}")
-            return
-        inner = newline + "  "
-        separator = "{" + inner
-        for key, item in value.items():
-            head = separator + _escape(key) + ": "
-            separator = "," + inner
-            # Strings are most of the nodes, so they are spelled here rather than in a call.
-            if type(item) is str:
-                out.append(head + _escape(item))
-            elif type(item) is dict or type(item) is list:
-                out.append(head)
-                _write_pretty(item, inner, out)
-            else:
-                out.append(head + _leaf(item))
-        out.append(newline + "}")
-    elif kind is list:
-        if not value:
-            out.append("[]")
-            return
-        inner = newline + "  "
-        separator = "[" + inner
-        for item in value:
-            if type(item) is str:
-                out.append(separator + _escape(item))
-            elif type(item) is dict or type(item) is list:
-                out.append(separator)
-                _write_pretty(item, inner, out)
-            else:
-                out.append(separator + _leaf(item))
-            separator = "," + inner
-        out.append(newline + "]")
-    elif kind is str:
+    if kind is str:
         out.append(_escape(value))
-    else:
+        return
+    if kind is not dict and kind is not list:
         out.append(_leaf(value))
+        return
+    if not value:
+        out.append("{}" if kind is dict else "[]")
+        return
+    # An object's members are spelled as an array's items with a "key": in front.
+    members = (
+        ((_escape(key) + ": ", item) for key, item in value.items())
+        if kind is dict
+        else (("", item) for item in value)
+    )
+    inner = newline + "  "
+    separator = ("{" if kind is dict else "[") + inner
+    for label, item in members:
+        head = separator + label
+        separator = "," + inner
+        # Strings are most of the nodes, so they are spelled here rather than in a call.
+        if type(item) is str:
+            out.append(head + _escape(item))
+        elif type(item) is dict or type(item) is list:
+            out.append(head)
+            _write_pretty(item, inner, out)
+        else:
+            out.append(head + _leaf(item))
+    out.append(newline + ("}" if kind is dict else "]"))
 
 
 def stable_pretty_json(value: object) -> str:
