@@ -110,7 +110,7 @@ def test_a_failed_pair_is_counted_by_what_it_lacked_first(template: dict[str, An
 
     (counted,) = verdict.failure_causes(lane).values()
 
-    assert counted == {"incomplete: missing claims": 1}
+    assert counted == {"incomplete: missing": 1}
 
 
 def test_a_failed_receipt_is_counted_by_its_failure_code(template: dict[str, Any]) -> None:

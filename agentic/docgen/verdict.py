@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import TaskScore
-from agentic.report.outcomes import missed_terms
+from agentic.report.outcomes import incomplete_causes, missed_terms
 from agentic.report.stats import Interval, PairedDifference, paired_difference, wilson_interval
 
 # One pair of a lane: its task and trial.
@@ -135,17 +135,18 @@ def rank_agreement(
 
 def primary_cause(receipt: CanonicalReceipt, score: TaskScore) -> str:
     """A failed pair's first missed term without its particulars (the claim keys): the kind of
-    thing that went wrong, so that causes can be counted."""
+    thing that went wrong, so that causes can be counted. An incomplete pair is told apart by
+    what it lacked first (``report.outcomes.incomplete_causes``)."""
     terms = missed_terms(receipt, score)
     if not terms:
         return "success"
-    return terms[0].split(":", 1)[0] if terms[0].startswith("incomplete") else terms[0]
+    if terms[0].startswith("incomplete"):
+        return f"incomplete: {incomplete_causes(receipt, score)[0][0]}"
+    return terms[0]
 
 
 def failure_causes(document: Mapping[str, Any], lifecycle: str = "cold") -> dict[str, Counter[str]]:
-    """Each adapter's failed pairs of ``lifecycle``, counted by primary cause. An incomplete
-    pair is told apart by what it lacked first: missing or unsupported claims, invalid outputs,
-    no envelope."""
+    """Each adapter's failed pairs of ``lifecycle``, counted by primary cause."""
     receipts = {
         _key(receipt["canonical"]): receipt["canonical"]
         for receipt in document["receipts"]
@@ -158,26 +159,9 @@ def failure_causes(document: Mapping[str, Any], lifecycle: str = "cold") -> dict
         canonical = receipts[_key(record)]
         receipt = CanonicalReceipt.model_validate(canonical)
         score = TaskScore.model_validate(record["score"])
-        cause = primary_cause(receipt, score)
-        if cause == "incomplete":
-            cause = "incomplete: " + _incomplete_kind(receipt, score)
-        causes.setdefault(str(record["adapterId"]), Counter())[cause] += 1
+        causes.setdefault(str(record["adapterId"]), Counter())[primary_cause(receipt, score)] += 1
     return dict(sorted(causes.items()))
 
 
 def _key(document: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(document["adapterId"]), str(document["taskId"]), str(document["trialId"]))
-
-
-def _incomplete_kind(receipt: CanonicalReceipt, score: TaskScore) -> str:
-    for kind, keys in (
-        ("missing claims", score.missingRequiredClaims),
-        ("unsupported claims", score.unsupportedClaims),
-        ("forbidden evidence", score.forbiddenEvidenceClaims),
-        ("invalid outputs", score.invalidOutputs),
-    ):
-        if keys:
-            return kind
-    if receipt.finalEnvelope is None:
-        return "no final envelope"
-    return f"stopped {receipt.finalEnvelope.stopReason}"

@@ -41,8 +41,17 @@ def missed_terms(receipt: CanonicalReceipt, score: TaskScore) -> tuple[str, ...]
 def incomplete_reason(receipt: CanonicalReceipt, score: TaskScore) -> str:
     """What kept a scored pair from ``completed``: the score's claim lists and invalid outputs,
     else how the envelope stopped."""
-    parts = [
-        f"{label} {','.join(keys)}"
+    return "; ".join(
+        kind if detail is None else f"{kind} {detail}"
+        for kind, detail in incomplete_causes(receipt, score)
+    )
+
+
+def incomplete_causes(receipt: CanonicalReceipt, score: TaskScore) -> list[tuple[str, str | None]]:
+    """``incomplete_reason`` as (kind, particulars) pairs, first cause first: the kinds
+    (``missing``, ``unsupported``, ``invalid``, ``no final envelope``, ...) can be counted."""
+    causes: list[tuple[str, str | None]] = [
+        (label, ",".join(keys))
         for label, keys in (
             ("missing", score.missingRequiredClaims),
             ("unsupported", score.unsupportedClaims),
@@ -51,18 +60,18 @@ def incomplete_reason(receipt: CanonicalReceipt, score: TaskScore) -> str:
         if keys
     ]
     if score.invalidOutputs:
-        parts.append(f"invalid {_invalid_text(score.invalidOutputs)}")
-    if parts:
-        return "; ".join(parts)
+        causes.append(("invalid", _invalid_text(score.invalidOutputs)))
+    if causes:
+        return causes
     envelope = receipt.finalEnvelope
     if envelope is None:
-        return "no final envelope"
+        return [("no final envelope", None)]
     if envelope.abstained or envelope.stopReason != "complete":
         abstained = ", abstained" if envelope.abstained else ""
-        return f"stopReason {envelope.stopReason}{abstained}"
+        return [("stopReason", f"{envelope.stopReason}{abstained}")]
     # Every claim supported and a complete stop, yet not completed: only a task that expects
     # an abstention scores an answer so (scoring/score.py, _correct_abstention).
-    return "answered where an abstention was expected"
+    return [("answered where an abstention was expected", None)]
 
 
 def _invalid_text(outputs: tuple[str, ...]) -> str:
