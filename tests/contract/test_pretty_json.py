@@ -18,10 +18,10 @@ from unittest import mock
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from agentic.contract.canonical import MAX_SAFE_INTEGER, canonical_bytes, stable_pretty_json
+from agentic.contract.canonical import canonical_bytes, stable_pretty_json
 from agentic.contract.errors import ContractError
+from tests.support.json_edges import json_documents
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTS = sorted((ROOT / "baselines").rglob("report.json"))
@@ -29,57 +29,6 @@ REPORTS = sorted((ROOT / "baselines").rglob("report.json"))
 # The equality property is the proof of the writer, so it explores more than the profile's
 # default (and still more under the thorough profile).
 PROOF = settings(max_examples=max(300, settings().max_examples))
-
-# Characters JSON escapes (controls, quote, backslash) or copies although they are special
-# elsewhere (DEL, U+2028, astral characters, which in keys also change the member order).
-_EDGE_CHARACTERS = st.sampled_from(
-    [
-        *(chr(code) for code in range(0x20)),
-        '"',
-        "\\",
-        "/",
-        "\x7f",
-        "\x80",
-        "\u2028",
-        "\u2029",
-        "\ue000",
-        "\uffff",
-        "\U00010000",
-        "\U0001f600",
-        "\U0010ffff",
-    ]
-)
-texts = st.text(_EDGE_CHARACTERS | st.characters(codec="utf-8"), max_size=10)
-ints = st.integers(min_value=-MAX_SAFE_INTEGER, max_value=MAX_SAFE_INTEGER) | st.sampled_from(
-    [0, -1, MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER]
-)
-# Floats the canonical form spells as integers (some beyond 2^53 once reparsed), with an
-# exponent, or where Python's own spelling switches to one (1e16, 1e-5).
-floats = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
-    [
-        0.0,
-        -0.0,
-        64.0,
-        1e15,
-        1e16,
-        1e20,
-        2.0**60,
-        1e21,
-        1.5e300,
-        1.7976931348623157e308,
-        1e-5,
-        1e-6,
-        1e-7,
-        5e-324,
-        0.1,
-        -2.5,
-    ]
-)
-documents = st.recursive(
-    st.none() | st.booleans() | ints | floats | texts,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(texts, children, max_size=5),
-    max_leaves=24,
-)
 
 
 def dumps_formula(value: object) -> str:
@@ -103,7 +52,7 @@ def nested(depth: int, wrap: Callable[[object], object], leaf: object) -> object
 
 
 @PROOF
-@given(documents)
+@given(json_documents)
 def test_any_json_value_is_spelled_as_the_indenting_dumps_spells_it(value: Any) -> None:
     assert stable_pretty_json(value) == dumps_formula(value)
 
