@@ -1039,7 +1039,9 @@ def _recorded_pair_seconds(baselines: Path) -> tuple[str, list[float]]:
         receipts = json.loads(staged.read_bytes())["receipts"]
         timings = [receipt["observations"]["timings"] for receipt in receipts]
         return "staged lane", [timing["endToEnd"]["valueMs"] / 1000 for timing in timings]
-    journal = baselines / "optional" / ".agentic-journal-qwen-sqlite" / "pairs"
+    from agentic.lane.journal import PAIRS, journal_folder
+
+    journal = journal_folder(baselines / RECORDED_LANE) / PAIRS
     entries = sorted(journal.glob("*.json")) if journal.is_dir() else []
     seconds = [
         json.loads(entry.read_bytes())["receipt"]["observations"]["timings"]["endToEnd"]["valueMs"]

@@ -42,8 +42,8 @@ from agentic.agents.llm_cache import (
     Exchange,
     LlmCache,
     Response,
-    entries_digest,
     is_success,
+    uses_note,
 )
 from agentic.contract.credentials import NO_SECRETS, Secrets, recorded_url, url_secrets
 from agentic.contract.errors import ContractError
@@ -219,13 +219,7 @@ class Endpoint:
         """What the pair's observations record of the cache entries it used."""
         if self.cache is None or not self.cache_uses:
             return []
-        count = len(self.cache_uses)
-        # The keys too: what a lane's pairs used is what a pruned cache must keep.
-        keys = " ".join(use.key for use in self.cache_uses)
-        return [
-            f"llm_cache {self.cache.mode}: {count} entr{'y' if count == 1 else 'ies'} "
-            f"({keys}), digest sha256:{entries_digest(self.cache_uses)}"
-        ]
+        return [uses_note(self.cache.mode, self.cache_uses)]
 
     def _scrubbed(self, response: Response) -> Response:
         return Response(response.status, self.settings.secrets.scrub(response.body))

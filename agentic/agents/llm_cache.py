@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -187,7 +187,18 @@ def _check_answer(source: str, stored: _Stored) -> None:
         raise ContractError("llm_cache_corrupt", f"{source}: its body fails its sha256")
 
 
-# What a pair's observations say of the entries it used (``ChatEndpoint.cache_notes``).
+def uses_note(mode: CacheMode, uses: Sequence[EntryUse]) -> str:
+    """What a pair's observations say of the entries it used: how many, their keys (what a
+    pruned cache must keep, ``used_keys``) and their digest."""
+    keys = " ".join(use.key for use in uses)
+    count = len(uses)
+    return (
+        f"llm_cache {mode}: {count} entr{'y' if count == 1 else 'ies'} ({keys}), "
+        f"digest sha256:{entries_digest(uses)}"
+    )
+
+
+# ``uses_note``'s shape, read back.
 _USES_NOTE = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]+)\), digest ")
 
 

@@ -404,7 +404,8 @@ def _real_model_section(baselines: Path, lanes: Mapping[str, Lane]) -> list[str]
     if real is None:
         return []
     document = _document(baselines / REAL_MODEL / REPORT, f"baselines/{REAL_MODEL}/{REPORT}")
-    model = verdict.successes(verdict.outcomes(document))
+    by_task = verdict.outcomes(document)
+    model = verdict.successes(by_task)
     scripted: list[verdict.AdapterSuccess] = []
     if blind is not None and blind.fixture == real.fixture:
         blind_document = _document(baselines / BLIND / REPORT, f"baselines/{BLIND}/{REPORT}")
@@ -430,7 +431,7 @@ def _real_model_section(baselines: Path, lanes: Mapping[str, Lane]) -> list[str]
         "",
         table(header, rows, numeric=(1,)),
         "",
-        *_pairs_text(verdict.adapter_pairs(verdict.outcomes(document))),
+        *_pairs_text(verdict.adapter_pairs(by_task)),
         *_agreement_text(verdict.rank_agreement(model, scripted)),
         *_causes_text(verdict.failure_causes(document)),
     ]

@@ -504,13 +504,15 @@ def _read(path: Path) -> JsonObject | None:
     except ContractError as exc:
         raise _invalid(path, exc.message) from None
     try:
+        return parse_strict_object(data, source=str(path))
+    except ContractError as exc:
+        refused = _invalid(path, exc.message)
+    # Refused: told apart only now (a second parse, on this rare path alone).
+    try:
         json.loads(data)
     except ValueError:  # not JSON at all: never a document the kit wrote whole
         return None
-    try:
-        return parse_strict_object(data, source=str(path))
-    except ContractError as exc:
-        raise _invalid(path, exc.message) from None
+    raise refused
 
 
 PREPARATION_ENTRY = frozenset({"preparation", "hmac"})
