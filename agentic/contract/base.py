@@ -124,7 +124,7 @@ class ContractModel(BaseModel):
     (a boolean is never a number); arrays are read into tuples so the models stay immutable."""
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True
+        frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True, defer_build=True
     )
 
     def to_json(self) -> JsonObject:

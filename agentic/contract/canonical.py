@@ -37,7 +37,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import rfc8785
@@ -190,6 +190,20 @@ def canonical_bytes(value: Any) -> bytes:
     return result
 
 
+def _utf16_order(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def canonical_object(members: Mapping[str, bytes]) -> bytes:
+    """The canonical bytes of an object given its members' values as canonical bytes already:
+    RFC 8785 spells an object as its members in UTF-16 key order, each value as its own
+    canonical bytes, so ``canonical_object({k: canonical_bytes(v)})`` is
+    ``canonical_bytes({k: v})``. For a large value sealed, hashed and written in more than one
+    envelope (a journal entry), canonicalized once."""
+    ordered = sorted(members, key=_utf16_order)
+    return b"{" + b",".join(canonical_bytes(key) + b":" + members[key] for key in ordered) + b"}"
+
+
 def canonical_text(value: object) -> str:
     return canonical_bytes(value).decode("utf-8")
 
@@ -224,9 +238,10 @@ def _leaf(value: float | None) -> str:
     return float.__repr__(value)
 
 
-def _write_pretty(value: Any, newline: str, out: list[str]) -> None:
-    """Append ``json.dumps(value, indent=2, ensure_ascii=False)`` to OUT for a value as
-    ``json.loads`` returns it; NEWLINE is a line break and the indentation of VALUE's line."""
+def _write_pretty(value: Any, newline: str, out: list[str], *, sort: bool) -> None:
+    """Append ``json.dumps(value, indent=2, ensure_ascii=False, sort_keys=sort)`` to OUT for a
+    value as ``json.loads`` returns it; NEWLINE is a line break and the indentation of VALUE's
+    line."""
     kind = type(value)
     if kind is str:
         out.append(_escape(value))
@@ -237,9 +252,13 @@ def _write_pretty(value: Any, newline: str, out: list[str]) -> None:
     if not value:
         out.append("{}" if kind is dict else "[]")
         return
-    # An object's members are spelled as an array's items with a "key": in front.
+    # An object's members are spelled as an array's items with a "key": in front. Keys are
+    # unique, so sorting the pairs never compares two values.
     members = (
-        ((_escape(key) + ": ", item) for key, item in value.items())
+        (
+            (_escape(key) + ": ", item)
+            for key, item in (sorted(value.items()) if sort else value.items())
+        )
         if kind is dict
         else (("", item) for item in value)
     )
@@ -253,23 +272,50 @@ def _write_pretty(value: Any, newline: str, out: list[str]) -> None:
             out.append(head + _escape(item))
         elif type(item) is dict or type(item) is list:
             out.append(head)
-            _write_pretty(item, inner, out)
+            _write_pretty(item, inner, out, sort=sort)
         else:
             out.append(head + _leaf(item))
     out.append(newline + ("}" if kind is dict else "]"))
 
 
+def _pretty(value: Any, *, sort: bool) -> str | None:
+    """The pretty text of VALUE, or None where the writer's recursion ran out."""
+    out: list[str] = []
+    try:
+        _write_pretty(value, "\n", out, sort=sort)
+    except RecursionError:
+        return None
+    out.append("\n")
+    return "".join(out)
+
+
 def stable_pretty_json(value: object) -> str:
     """Human-readable JSON whose key order and number spelling are the canonical ones: exactly
     ``json.dumps(json.loads(canonical_bytes(value)), indent=2, ensure_ascii=False)`` and a line
-    break."""
+    break.
+
+    A value of the canonical fast form (module docstring) is written as it is with its keys
+    sorted, which is the same text: its floats are spelled by their ``repr`` as the canonical
+    bytes spell them, its integral floats are ints already, and its keys sort as RFC 8785 sorts
+    them. Any other value, or one holding a surrogate (which the UTF-8 check finds), is written
+    from its reparsed canonical bytes, so every rejection is canonical_bytes' own."""
+    form = _fast_form(value)
+    if form is not _UNFIT:
+        text = _pretty(form, sort=True)
+        if text is not None and (text.isascii() or _encodes(text)):
+            return text
     reparsed = json.loads(canonical_bytes(value))
-    out: list[str] = []
-    try:
-        _write_pretty(reparsed, "\n", out)
-    except RecursionError:
+    text = _pretty(reparsed, sort=False)
+    if text is None:
         # Not expected, as the writer takes one frame a level and canonical_bytes took at least
         # as many; should it happen, the encoder the writer replaces behaves as it always did.
         return json.dumps(reparsed, indent=2, ensure_ascii=False) + "\n"
-    out.append("\n")
-    return "".join(out)
+    return text
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

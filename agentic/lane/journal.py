@@ -59,9 +59,10 @@ import shutil
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-from agentic.contract.canonical import canonical_bytes, fingerprint
+from agentic.contract.canonical import canonical_bytes, canonical_object, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.files import (
     TEMP_PREFIX,
@@ -116,7 +117,11 @@ class RunKey:
     def seal(self, domain: str, document: object) -> str:
         """HMAC-SHA256 of the canonical bytes of ``document`` in ``domain`` (the domain keeps a
         seal of one kind of file from verifying another)."""
-        message = canonical_bytes({"domain": domain, "document": document})
+        return self.seal_canonical(domain, canonical_bytes(document))
+
+    def seal_canonical(self, domain: str, document: bytes) -> str:
+        """``seal`` of a document given as its canonical bytes."""
+        message = canonical_object({"domain": canonical_bytes(domain), "document": document})
         return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
 
     def opens(self, domain: str, document: object, mac: object) -> bool:
@@ -259,15 +264,21 @@ class _Sealer:
     key: RunKey
     run: Mapping[str, JsonValue]
 
-    def _document(self, kind: str, entry: Mapping[str, JsonValue]) -> tuple[str, JsonObject]:
-        body = {name: value for name, value in entry.items() if name != "hmac"}
-        return f"{JOURNAL_KIND}-{kind}", {"run": dict(self.run), "entry": body}
+    @cached_property
+    def _run_bytes(self) -> bytes:
+        return canonical_bytes(dict(self.run))
 
-    def seal(self, kind: str, entry: Mapping[str, JsonValue]) -> str:
-        return self.key.seal(*self._document(kind, entry))
+    def seal(self, kind: str, members: Mapping[str, bytes]) -> str:
+        """The seal of an entry given as its members' canonical bytes (``hmac`` left out): the
+        key's seal of ``{"run": ..., "entry": ...}`` in this kind's domain."""
+        entry = canonical_object(members)
+        document = canonical_object({"run": self._run_bytes, "entry": entry})
+        return self.key.seal_canonical(f"{JOURNAL_KIND}-{kind}", document)
 
     def check(self, path: Path, kind: str, entry: Mapping[str, JsonValue]) -> None:
-        if not self.key.opens(*self._document(kind, entry), entry.get("hmac")):
+        members = {name: canonical_bytes(value) for name, value in entry.items() if name != "hmac"}
+        mac = entry.get("hmac")
+        if not (isinstance(mac, str) and hmac.compare_digest(self.seal(kind, members), mac)):
             raise _invalid(path, "its HMAC does not verify under this run's key (edited or forged)")
 
 
@@ -338,23 +349,27 @@ class Journal:
         replace_atomically(self.folder / HEADER, canonical_bytes(header))
         self._sealer = None if run_key is None else _Sealer(run_key, identity)
 
-    def _sealed(self, kind: str, entry: JsonObject) -> bytes:
-        mac = None if self._sealer is None else self._sealer.seal(kind, entry)
-        return canonical_bytes({**entry, "hmac": mac})
+    def _sealed(self, kind: str, members: Mapping[str, bytes]) -> bytes:
+        """The entry's file: its members (canonical bytes each, so a receipt is canonicalized
+        once for its hash, its seal and its file) and their ``hmac``."""
+        mac = None if self._sealer is None else self._sealer.seal(kind, members)
+        return canonical_object({**members, "hmac": canonical_bytes(mac)})
 
     def preparation(self, record: Preparation) -> None:
         # Checked here, before the record replaces the journaled one and any pair of the new
         # index is journaled: refused later, a second --resume would mix the two indexes.
         _check_index(self._journaled.get(record.adapterId), record)
         path = self.folder / PREPARATIONS / f"{fingerprint(record.adapterId)}.json"
-        entry = self._sealed("preparation", {"preparation": record.to_json()})
+        entry = self._sealed("preparation", {"preparation": canonical_bytes(record.to_json())})
         replace_atomically(path, entry, durable=False)
 
     def receipt(self, key: PairKey, receipt: TrajectoryReceipt) -> None:
+        # The receipt's "canonical" member is its canonical part, whose hash the entry carries.
+        parts = {name: canonical_bytes(value) for name, value in receipt.to_json().items()}
         entry = {
-            "key": key.to_json(),
-            "canonicalSha256": fingerprint(receipt.canonical.to_json()),
-            "receipt": receipt.to_json(),
+            "key": canonical_bytes(key.to_json()),
+            "canonicalSha256": canonical_bytes(sha256_hex(parts["canonical"])),
+            "receipt": canonical_object(parts),
         }
         path = self.folder / PAIRS / _entry_name(key)
         replace_atomically(path, self._sealed("pair", entry), durable=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentic.contract.canonical import ZERO_HASH, fingerprint
+from agentic.contract.canonical import ZERO_HASH, canonical_bytes, canonical_object, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import (
@@ -118,6 +118,15 @@ def projection(report: BenchmarkReport, *, with_environment: bool = True) -> Jso
     }
 
 
+def projection_fingerprints(report: BenchmarkReport) -> tuple[str, str]:
+    """``canonicalFingerprint`` and ``resultsFingerprint``: the hashes of the projection with and
+    without the environment. Each member is canonicalized once and the two objects composed of
+    them (``canonical_object``): the receipts, most of a report, are not spelled twice."""
+    members = {name: canonical_bytes(project(report)) for name, project in PROJECTED.items()}
+    results = {name: spelled for name, spelled in members.items() if name != ENVIRONMENT_FIELD}
+    return sha256_hex(canonical_object(members)), sha256_hex(canonical_object(results))
+
+
 def build_report(
     *,
     fixture_fingerprint: str,
@@ -146,22 +155,20 @@ def build_report(
         capsuleReplays=replays,
         promotion=promotion,
     )
+    canonical, results = projection_fingerprints(draft)
     return draft.model_copy(
-        update={
-            "canonicalFingerprint": fingerprint(projection(draft)),
-            "resultsFingerprint": fingerprint(projection(draft, with_environment=False)),
-        }
+        update={"canonicalFingerprint": canonical, "resultsFingerprint": results}
     )
 
 
 def check_fingerprints(report: BenchmarkReport, source: str) -> None:
     """Refuse a report whose stored fingerprints are not those of its content (a hand-edited
     score, receipt or promotion), naming the first field that disagrees."""
-    fields = [("canonicalFingerprint", report.canonicalFingerprint, True)]
+    canonical, results = projection_fingerprints(report)
+    fields = [("canonicalFingerprint", report.canonicalFingerprint, canonical)]
     if report.resultsFingerprint is not None:
-        fields.append(("resultsFingerprint", report.resultsFingerprint, False))
-    for name, stored, with_environment in fields:
-        computed = fingerprint(projection(report, with_environment=with_environment))
+        fields.append(("resultsFingerprint", report.resultsFingerprint, results))
+    for name, stored, computed in fields:
         if computed != stored:
             raise ContractError(
                 "report_fingerprint_mismatch",

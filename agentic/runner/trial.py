@@ -166,12 +166,13 @@ def _take_steps(
     """Fill ``outcome`` step by step; it ends at the final envelope or the first failure."""
     visible_calls: list[VisibleCall] = []
     used_bytes = 0
+    deadline_s = _step_deadline(agent, bounds)  # a protocol check costs; the agent stays
     while True:
         history = tuple(visible_calls)
         started = time.perf_counter()
         try:
             ask = partial(agent.next_step, history)
-            raw = bounds.executor.run(ask, _step_deadline(agent, bounds))
+            raw = bounds.executor.run(ask, deadline_s)
         except OperationTimeoutError as exc:
             fail_trial(outcome, "agent_error", "agent_timeout", str(exc))
             return

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from agentic.contract.canonical import (
     canonical_bytes,
+    canonical_object,
     canonical_text,
     fingerprint,
     sha256_hex,
@@ -99,6 +100,21 @@ def test_keys_sort_by_utf16_code_units_not_code_points() -> None:
     value = {"\uff01": 1, "\U0001f600": 2, "b": 3, "a": 4, "\u00e9": 5}
 
     assert canonical_text(value) == '{"a":4,"b":3,"é":5,"😀":2,"！":1}'
+
+
+@given(st.dictionaries(texts, json_values, max_size=6))
+def test_an_object_composed_of_canonical_members_is_its_canonical_bytes(
+    value: dict[str, Any],
+) -> None:
+    members = {key: canonical_bytes(item) for key, item in value.items()}
+
+    assert canonical_object(members) == canonical_bytes(value)
+
+
+def test_composed_members_sort_by_utf16_code_units() -> None:
+    members = {"\uff01": b"1", "\U0001f600": b"2", "a": b"3"}
+
+    assert canonical_object(members) == '{"a":3,"😀":2,"！":1}'.encode()
 
 
 @given(st.dictionaries(texts, st.integers(0, 9), max_size=8))
