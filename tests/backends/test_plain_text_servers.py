@@ -99,6 +99,20 @@ def test_results_outside_the_tasks_collections_are_dropped_and_counted(
     assert any(note.startswith("dropped 4 result(s)") for note in outcome.diagnostics)
 
 
+def test_a_search_naming_a_collection_outside_the_task_is_refused_though_the_server_has_no_scope(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    with (
+        attached(config(), tiny_fixture, tmp_path) as session,
+        pytest.raises(AdapterCallError) as raised,
+    ):
+        session.call("search", {"query": "# ", "collection": "c0b2"}, timeout_s=TIMEOUT_S)
+    assert (raised.value.code, raised.value.failure_class) == (
+        "task_scope_violation",
+        "product_error",
+    )
+
+
 def test_no_matches_is_an_empty_result(tmp_path: Path, tiny_fixture: Fixture) -> None:
     with attached(config(), tiny_fixture, tmp_path) as session:
         outcome = session.call("search", {"query": "zeppelin"}, timeout_s=TIMEOUT_S)

@@ -150,7 +150,8 @@ def test_a_sandboxed_server_that_times_out_ends_the_lane_with_one_line_and_no_tr
     tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
-    path = write_config(tmp_path / "config", stdio_config("slow"))
+    # The warm cohort's readiness probe waits up to startup_timeout_s (30 s by default).
+    path = write_config(tmp_path / "config", stdio_config("slow", startup_timeout_s=3))
     done = agentic(
         "run", "--fixture", str(tiny_fixture_dir), "--backend", str(path),
         "--adapter", "misbehaving", "--task", TASK_A, "--promote", "none",

@@ -9,8 +9,9 @@ changed after preparation is refused.
 Argument mapping: each mapped contract argument is sent under the server's own name. The
 ``collection`` argument scopes a search: when the server declares its scope argument as an array,
 it gets ``[collection]`` or, without one, every collection of the task; when it declares a string,
-it gets the named collection (or the task's only one). A URI outside the task's collections is
-refused before any traffic (``task_scope_violation``).
+it gets the named collection (or the task's only one). A URI or a named collection outside the
+task's collections is refused before any traffic (``task_scope_violation``), whether or not the
+server takes a scope.
 
 Results are read per tool by the config's ``results`` settings: replies already in the contract's
 coordinates by ``contract_shapes.py``, any other shape by ``replies.py`` and ``mapped.py`` (ids
@@ -301,10 +302,7 @@ def _declares_array(schema: object) -> bool:
 def _scope_value(
     arguments: JsonObject, scope: profile.CallScope, property_schema: JsonValue
 ) -> str | list[str] | None:
-    named = arguments.get("collection")
-    task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
-    if named is not None:
-        task_scope.check_collection(str(named))
+    named = arguments.get("collection")  # inside the task's scope: checked by map_arguments
     if _declares_array(property_schema):
         return [str(named)] if named is not None else list(scope.collections)
     if named is not None:
@@ -397,6 +395,10 @@ def _mapper(mapping: ToolMapping, config_dir: Path, ids: ServerIds | None = None
 
     def map_arguments(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
         task_scope = TaskScope(task_id=scope.task.taskId, collections=scope.collections)
+        # Refused here whether or not the server takes a scope: a server given none would
+        # otherwise be asked anyway, and its results in the named collection kept.
+        if arguments.get("collection") is not None:
+            task_scope.check_collection(str(arguments["collection"]))
         for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
             if uri is not None:
                 task_scope.check_uri(str(uri))
