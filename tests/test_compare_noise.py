@@ -91,6 +91,7 @@ def committed() -> dict[str, Any]:
     return document
 
 
+@pytest.mark.slow
 def test_one_task_flipped_in_both_lifecycles_regresses_yet_reads_as_within_noise(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], committed: dict[str, Any]
 ) -> None:

@@ -83,6 +83,7 @@ def edit_lexical_receipt(edit: Callable[[dict[str, Any]], None]) -> Callable[[An
     [((), ""), (("--shards", "3"), " (3 shards merged)")],
     ids=["whole", "shards"],
 )
+@pytest.mark.slow
 def test_a_rerun_that_reproduces_the_committed_baseline_exits_0(
     committed: tuple[Path, Path],
     baselines: Path,
@@ -98,6 +99,7 @@ def test_a_rerun_that_reproduces_the_committed_baseline_exits_0(
     ]
 
 
+@pytest.mark.slow
 def test_merged_shards_that_differ_from_the_baseline_exit_1(
     committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,6 +109,7 @@ def test_merged_shards_that_differ_from_the_baseline_exit_1(
     assert out.startswith(f"{LANE}: FAIL: resultsFingerprint differs")
 
 
+@pytest.mark.slow
 def test_a_rerun_in_worker_processes_reproduces_the_committed_baseline(
     committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -115,6 +118,7 @@ def test_a_rerun_in_worker_processes_reproduces_the_committed_baseline(
     assert code == 0, out
 
 
+@pytest.mark.slow
 def test_a_committed_fingerprint_that_differs_exits_1_naming_both(
     committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -128,6 +132,7 @@ def test_a_committed_fingerprint_that_differs_exits_1_naming_both(
     assert f"committed {OTHER_FP}" in line
 
 
+@pytest.mark.slow
 def test_a_committed_score_the_current_scorer_disagrees_with_exits_1(
     committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -106,6 +106,7 @@ def _flipped(report_dir: Path, tmp_path: Path) -> tuple[Path, str]:
     return new, failing["taskId"]
 
 
+@pytest.mark.slow
 def test_compare_html_lists_the_flipped_pair_with_its_reason_before(
     report_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -121,6 +122,7 @@ def test_compare_html_lists_the_flipped_pair_with_its_reason_before(
     assert "incomplete" in text or "failure" in text or "unnecessaryRead" in text
 
 
+@pytest.mark.slow
 def test_compare_html_refuses_a_foreign_file_before_comparing(
     report_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agentic.adapters.base import Adapter, AdapterSession
+from agentic.adapters.base import Adapter, AdapterSession, PreparedIndex
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.contract.canonical import canonical_bytes, fingerprint, sha256_hex
 from agentic.contract.receipt import Capabilities, ToolResult
@@ -63,12 +63,34 @@ def with_multi_get(factory: AdapterFactory, world: AdapterWorld) -> None:
     require_tool(factory, world, "multi_get")
 
 
+@pytest.fixture(scope="session")
+def prepared_indexes() -> dict[str, PreparedIndex]:
+    """Each adapter's preparation of the standard world, shared by the tests of one worker that
+    only call its session's tools: a preparation spawns a process for most adapters (a second,
+    per test, was half of this suite's time). Tests of preparation itself prepare their own."""
+    return {}
+
+
 @pytest.fixture
 def session(
-    factory: AdapterFactory, world: AdapterWorld, tmp_path: Path
+    factory: AdapterFactory,
+    world: AdapterWorld,
+    prepared_indexes: dict[str, PreparedIndex],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[AdapterSession]:
-    with open_session(factory.build(world), world.snapshot, tmp_path / "root", TASK) as opened:
+    adapter = factory.build(world)
+    prepared = prepared_indexes.get(factory.name)
+    if prepared is None:
+        root = tmp_path_factory.mktemp(f"prepared-{factory.name}") / "root"
+        prepared = adapter.prepare(world.snapshot, root, timeout_s=TIMEOUT_S)
+        prepared_indexes[factory.name] = prepared
+    # attach re-derives the index fingerprint: a test that changed the shared root fails here.
+    opened = adapter.attach(prepared, timeout_s=TIMEOUT_S)
+    try:
+        opened.reset(TASK, readiness_probe=False, timeout_s=TIMEOUT_S)
         yield opened
+    finally:
+        opened.close()
 
 
 def failure(session: AdapterSession, tool: str, **arguments: Any) -> AdapterCallError:

@@ -32,6 +32,7 @@ def run_lane(fixture_dir: Path, out: Path, adapter: str, *extra: str) -> dict[st
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("adapter", sorted(EXAMPLES))
 def test_an_example_runs_every_task_cold_and_warm_and_is_scored(
     tiny_fixture_dir: Path, tmp_path: Path, adapter: str
@@ -46,6 +47,7 @@ def test_an_example_runs_every_task_cold_and_warm_and_is_scored(
     assert processes_mentioning(str(tmp_path / "tmp")) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("adapter", sorted(EXAMPLES))
 def test_an_example_lane_reruns_to_the_same_canonical_bytes(
     tiny_fixture_dir: Path, tmp_path: Path, adapter: str
@@ -57,6 +59,7 @@ def test_an_example_lane_reruns_to_the_same_canonical_bytes(
     assert first == (tmp_path / "b" / "canonical.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_backend_is_promoted_against_lexical_without_a_bundle_replay(
     tiny_fixture_dir: Path, tmp_path: Path
 ) -> None:
@@ -76,6 +79,7 @@ def test_a_backend_is_promoted_against_lexical_without_a_bundle_replay(
     assert "## Promotion notes-stdio vs lexical (bundle replay not applicable)" in markdown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("adapter", sorted(EXAMPLES))
 def test_the_ranking_tier_ranks_a_backend(tmp_path: Path, adapter: str) -> None:
     fixture = write_tiny_fixture_with_goldens(tmp_path / "fx")
@@ -89,6 +93,7 @@ def test_the_ranking_tier_ranks_a_backend(tmp_path: Path, adapter: str) -> None:
     assert load_fixture(fixture).snapshot.fingerprint == report["fixtureFingerprint"]
 
 
+@pytest.mark.slow
 def test_the_generation_tier_retrieves_through_a_backend(tmp_path: Path) -> None:
     fixture = write_tiny_fixture_with_goldens(tmp_path / "fx")
     done = agentic(

@@ -146,6 +146,7 @@ def test_a_lane_without_process_backends_records_no_isolation(
     assert "isolation" not in report["environment"]
 
 
+@pytest.mark.slow
 def test_a_sandboxed_server_that_times_out_ends_the_lane_with_one_line_and_no_traceback(
     tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

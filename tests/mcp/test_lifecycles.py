@@ -192,6 +192,7 @@ def _canonical(receipts: list[TrajectoryReceipt]) -> list[dict[str, object]]:
     return [r.canonical.to_json() for r in receipts]
 
 
+@pytest.mark.slow
 def test_a_cold_pair_whose_setup_failed_is_retried_and_the_retry_recorded(
     tiny_fixture: Fixture, reference_adapter: McpAdapter, reference_prepared: PreparedIndex
 ) -> None:

@@ -61,6 +61,7 @@ def test_the_browser_takes_a_screenshot_of_the_page(
     assert len(run.screenshot) > 10_000
 
 
+@pytest.mark.slow
 def test_the_compare_page_shows_a_flipped_task_in_the_browser(tmp_path: Path) -> None:
     document = json.loads((baseline_folder() / "report.json").read_text(encoding="utf-8"))
     failing = next(s for s in document["scores"] if not s["score"]["success"])

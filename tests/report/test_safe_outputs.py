@@ -468,6 +468,7 @@ def _write_lane(capsys: pytest.CaptureFixture[str], fixture: Path, *extra: str) 
     return code, capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_run_write_over_a_reproduced_baseline_keeps_it_and_says_reproduced(
     tmp_path: Path,
     tiny_fixture_dir: Path,

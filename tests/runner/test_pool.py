@@ -65,6 +65,7 @@ def _has_children(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.real_process
 def test_a_killed_worker_process_is_retried_and_recorded(
     tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]

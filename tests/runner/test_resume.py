@@ -112,6 +112,7 @@ def uninterrupted(tiny_fixture: Fixture, tmp_path_factory: pytest.TempPathFactor
     return (out / "canonical.json").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.real_process
 @pytest.mark.parametrize("instant", [1, 9, 20])
 def test_a_run_killed_at_any_instant_resumes_to_the_uninterrupted_report(
@@ -140,6 +141,7 @@ def test_a_finished_run_leaves_no_journal(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
+@pytest.mark.slow
 def test_a_finished_run_leaves_no_key_behind(
     tiny_fixture: Fixture, tmp_path: Path, state_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -163,6 +165,7 @@ def test_without_resume_a_journal_is_refused_and_kept(
     assert journal.folder.is_dir() and not out.exists()
 
 
+@pytest.mark.slow
 def test_a_journal_killed_before_its_header_is_taken_over_by_the_next_run(
     tiny_fixture: Fixture, tmp_path: Path, uninterrupted: bytes
 ) -> None:
@@ -199,6 +202,7 @@ def test_a_journal_of_another_run_is_refused_and_kept(
     assert sorted(p.name for p in (journal_folder(out) / PAIRS).iterdir()) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("left", [b"", b'{"canonicalSha256": "ab'], ids=["empty", "cut"])
 def test_an_entry_a_power_loss_cut_short_is_run_again(
     left: bytes,
@@ -326,6 +330,7 @@ def test_resume_with_another_key_is_refused(
     )
 
 
+@pytest.mark.slow
 def test_a_key_file_resumes_where_the_state_dir_is_another(
     tiny_fixture: Fixture,
     tmp_path: Path,
@@ -340,6 +345,7 @@ def test_a_key_file_resumes_where_the_state_dir_is_another(
     assert (out / "canonical.json").read_bytes() == uninterrupted
 
 
+@pytest.mark.slow
 def test_the_key_changes_no_byte_of_the_report(
     tiny_fixture: Fixture,
     tmp_path: Path,
@@ -354,6 +360,7 @@ def test_the_key_changes_no_byte_of_the_report(
     assert not any(secret in path.read_bytes() for path in out.iterdir())
 
 
+@pytest.mark.slow
 def test_a_state_dir_that_cannot_be_written_leaves_the_run_whole(
     tiny_fixture: Fixture,
     tmp_path: Path,
@@ -413,6 +420,7 @@ def test_a_resume_that_prepares_another_index_is_refused_and_kept(
     assert {p: p.read_bytes() for p in (journal_folder(out) / PREPARATIONS).iterdir()} == prepared
 
 
+@pytest.mark.slow
 def test_a_resume_scores_every_pair_again_from_its_receipt_and_the_fixture(
     tiny_fixture: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -219,6 +219,7 @@ def test_a_shard_output_refuses_a_folder_of_other_content(
     assert (folder / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
+@pytest.mark.slow
 @pytest.mark.real_process
 def test_a_warm_receipt_does_not_depend_on_which_pairs_shared_its_session(
     tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str], unsandboxed: None
