@@ -31,6 +31,9 @@ from agentic.contract.canonical import sha256_hex
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
 
+# The repository: committed baselines are found from here, whatever folder the bench runs in
+# (`nox -s bench` runs it from the root; `cd benchmarks && python bench.py` is as good).
+ROOT = Path(__file__).resolve().parents[1]
 SYNTHETIC_DOCS = 20_000
 SEARCHES = 400
 TIMEOUT_S = 600.0
@@ -747,7 +750,7 @@ def bench_input_memory() -> None:
     (the audit's case): peak RSS above that of validating a two-byte file, as a multiple of the
     input's size."""
     print("input-memory: validate's peak RSS growth per input byte")
-    reports = sorted(Path("baselines").rglob("report.json"), key=lambda p: p.stat().st_size)
+    reports = sorted((ROOT / "baselines").rglob("report.json"), key=lambda p: p.stat().st_size)
     with _workdir() as work:
         tiny = work / "tiny.json"
         tiny.write_bytes(b"{}")
@@ -768,6 +771,7 @@ def bench_input_memory() -> None:
                    higher_is_better=False)  # fmt: skip
 
 
+PAGE_BUILD_SECONDS_TARGET = 1.0  # issue 33: the 576-pair page in at most 1 s and 10 MB
 VIEW_SECONDS_TARGET = 5.0
 PAGE_MIB_TARGET = 10.0
 RENDER_SECONDS_TARGET = 3.0
@@ -775,13 +779,28 @@ VIEW_RUNS = 3
 
 
 def bench_report_html() -> None:
-    """`agentic view` over the 576-pair local-model baseline: the wall time of building the page
-    (median of VIEW_RUNS), the page's size, and headless Chromium's wall time to load it, run its
-    scripts and dump the DOM (browser start-up included)."""
+    """The page of the 576-pair local-model baseline: building it from the loaded report
+    (in-process, median of VIEW_RUNS), the whole `agentic view` command (start-up, reading and
+    checking the report, the page), the page's size, and headless Chromium's wall time to load
+    it, run its scripts and dump the DOM (browser start-up included)."""
+    from agentic.commands.view import facts_for
+    from agentic.contract.schemas import parse_and_load
+    from agentic.report.html import render_html
+    from agentic.resources import default_fixture_dir
     from tests.support.chromium import chromium, open_page
 
-    print("report-html: agentic view on the 576-pair local-model report, then Chromium")
-    source = Path("baselines/optional/local-model")
+    print("report-html: the 576-pair local-model report's page, agentic view, then Chromium")
+    source = ROOT / "baselines" / "optional" / "local-model"
+    path = source / "report.json"
+    loaded = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
+    facts = facts_for(loaded, default_fixture_dir())  # the oracle lines, as `agentic view` shows
+    builds = []
+    for _ in range(VIEW_RUNS):
+        started = time.perf_counter()
+        render_html(loaded, facts)
+        builds.append(time.perf_counter() - started)
+    report("report.html build (median)", statistics.median(builds), "s",
+           PAGE_BUILD_SECONDS_TARGET, higher_is_better=False)  # fmt: skip
     with _workdir() as work:
         page = work / "report.html"
         walls = []
@@ -816,7 +835,7 @@ def _history() -> tuple[Any, ...]:
     from agentic.contract.steps import VisibleCall
     from agentic.tools import project_result
 
-    path = Path("baselines/fixture-agent/report.json")
+    path = ROOT / "baselines" / "fixture-agent" / "report.json"
     report = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
     receipt = next(r for r in report.receipts if len(r.canonical.calls) >= 2)
     calls = receipt.canonical.calls[:2]
