@@ -125,7 +125,13 @@ class RunKey:
         return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
 
     def opens(self, domain: str, document: object, mac: object) -> bool:
-        return isinstance(mac, str) and hmac.compare_digest(self.seal(domain, document), mac)
+        return self.opens_canonical(domain, canonical_bytes(document), mac)
+
+    def opens_canonical(self, domain: str, document: bytes, mac: object) -> bool:
+        """``opens`` of a document given as its canonical bytes (in constant time)."""
+        if not isinstance(mac, str):
+            return False
+        return hmac.compare_digest(self.seal_canonical(domain, document), mac)
 
 
 def keys_dir(environ: Mapping[str, str]) -> Path:
@@ -268,17 +274,18 @@ class _Sealer:
     def _run_bytes(self) -> bytes:
         return canonical_bytes(dict(self.run))
 
-    def seal(self, kind: str, members: Mapping[str, bytes]) -> str:
-        """The seal of an entry given as its members' canonical bytes (``hmac`` left out): the
-        key's seal of ``{"run": ..., "entry": ...}`` in this kind's domain."""
+    def _document(self, kind: str, members: Mapping[str, bytes]) -> tuple[str, bytes]:
+        """The domain and canonical bytes sealed for an entry given as its members' canonical
+        bytes (``hmac`` left out): ``{"run": ..., "entry": ...}`` in this kind's domain."""
         entry = canonical_object(members)
-        document = canonical_object({"run": self._run_bytes, "entry": entry})
-        return self.key.seal_canonical(f"{JOURNAL_KIND}-{kind}", document)
+        return f"{JOURNAL_KIND}-{kind}", canonical_object({"run": self._run_bytes, "entry": entry})
+
+    def seal(self, kind: str, members: Mapping[str, bytes]) -> str:
+        return self.key.seal_canonical(*self._document(kind, members))
 
     def check(self, path: Path, kind: str, entry: Mapping[str, JsonValue]) -> None:
         members = {name: canonical_bytes(value) for name, value in entry.items() if name != "hmac"}
-        mac = entry.get("hmac")
-        if not (isinstance(mac, str) and hmac.compare_digest(self.seal(kind, members), mac)):
+        if not self.key.opens_canonical(*self._document(kind, members), entry.get("hmac")):
             raise _invalid(path, "its HMAC does not verify under this run's key (edited or forged)")
 
 
