@@ -126,7 +126,7 @@ def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
 
 def _page(report: BenchmarkReport, fixture: Fixture) -> bytes:
     """report.html, written beside the artifacts. Imported here, not at the top: the page's
-    templates (jinja2) are loaded only by a run that writes its report."""
+    writer is loaded only by a run that writes its report."""
     from agentic.report.html import render_html
     from agentic.scoring.task_facts import task_facts
 

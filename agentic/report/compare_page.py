@@ -1,14 +1,16 @@
 """The page of ``agentic compare --html``: which pairs flipped between two runs and why, whether
 each cohort's difference is beyond noise, and every metric beside its tolerance verdict. The
-comparison itself is agentic/compare.py's; this module only lays its rows out."""
+comparison itself is agentic/compare.py's; this module only writes its rows out (``markup.py``:
+every text escaped). The page runs no script."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from agentic.contract.report import BenchmarkReport
+from agentic.report.markup import Html, element, join, lines
 from agentic.report.outcomes import missed_terms
-from agentic.report.pages import GENERATOR, page_environment
+from agentic.report.pages import BLANK, NO_SCRIPT, document, table
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,93 @@ def pair_reasons(report: BenchmarkReport) -> dict[tuple[str, str, str, str], str
     return reasons
 
 
-def render_compare_html(page: ComparePage) -> bytes:
-    return (
-        page_environment()
-        .get_template("compare.html.j2")
-        .render(page=page, generator=GENERATOR)
-        .encode("utf-8")
+FLIP_HEADER = ("task", "adapter", "lifecycle", "trial", "BASE", "NEW", "why in BASE", "why in NEW")
+NOISE_HEADING = "Beyond noise? (exact McNemar test per adapter and lifecycle)"
+METRIC_HEADER = ("metric", "BASE", "NEW", "change", "status")
+
+
+def _outcome(text: str) -> Html:
+    return element("td", text, attrs={"class": "pass" if text == "pass" else "fail"})
+
+
+def _flip_html(flip: FlipRow) -> Html:
+    return element(
+        "tr",
+        element("td", flip.task_id, attrs={"class": "mono"}),
+        element("td", flip.adapter),
+        element("td", flip.lifecycle),
+        element("td", flip.trial),
+        "\n",
+        _outcome(flip.before),
+        "\n",
+        _outcome(flip.after),
+        "\n",
+        element("td", flip.before_reasons),
+        element("td", flip.after_reasons),
     )
+
+
+def _flips_html(page: ComparePage) -> list[Html]:
+    heading = element("h2", f"Flipped pairs ({len(page.flips)})", attrs={"id": "flips"})
+    if not page.flips:
+        return [heading, element("p", "No pair scored in both runs changed its outcome."), BLANK]
+    rows = [_flip_html(flip) for flip in page.flips]
+    return [heading, table(FLIP_HEADER, rows, {"id": "flip-table"}), BLANK]
+
+
+def _noise_html(page: ComparePage) -> list[Html]:
+    if not page.noise:
+        return []
+    rows = [
+        element("tr", element("td", cohort), element("td", test)) for cohort, test in page.noise
+    ]
+    return [
+        element("h2", NOISE_HEADING, attrs={"id": "noise"}),
+        table(("cohort", "test"), rows),
+        BLANK,
+    ]
+
+
+def _status_tone(status: str) -> str:
+    if status in ("regressed", "missing"):
+        return "fail"
+    return "pass" if status == "improved" else ""
+
+
+def _metric_html(metric: MetricRow) -> Html:
+    return element(
+        "tr",
+        element("td", metric.key, attrs={"class": "mono"}),
+        element("td", metric.base),
+        element("td", metric.new),
+        element("td", metric.delta),
+        element("td", metric.status, attrs={"class": _status_tone(metric.status)}),
+    )
+
+
+def render_compare_html(page: ComparePage) -> bytes:
+    """The compare page, as UTF-8 bytes."""
+    verdict = element(
+        "span", page.verdict, attrs={"class": f"verdict {page.verdict_tone}", "id": "verdict"}
+    )
+    note = element(
+        "span",
+        f"(tolerance {page.tolerance}; the noise tests are informational)",
+        attrs={"class": "muted"},
+    )
+    labels = [
+        join([element("dt", "BASE"), element("dd", page.base_label)]),
+        join([element("dt", "NEW"), element("dd", page.new_label)]),
+    ]
+    metrics = [_metric_html(metric) for metric in page.metrics]
+    body = [
+        element("h1", page.title),
+        element("p", "Verdict: ", verdict, " ", note),
+        element("dl", "\n", lines(labels), attrs={"class": "facts"}),
+        BLANK,
+        *_flips_html(page),
+        *_noise_html(page),
+        element("h2", "Metrics", attrs={"id": "metrics"}),
+        table(METRIC_HEADER, metrics, {"id": "metric-table"}),
+    ]
+    return document(page.title, body, NO_SCRIPT)
