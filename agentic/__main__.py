@@ -1,3 +1,3 @@
-from agentic.cli import main
+from agentic.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -4,7 +4,11 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
+import gc
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -116,6 +120,11 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(arguments)
+    if argv is None:
+        # As the `agentic` command, what start-up built (modules, schemas, models) lives until
+        # exit: frozen, the collector stops walking it again at every collection of the run.
+        # Not in-process (tests), where freezing would keep every caller's garbage for good.
+        gc.freeze()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
         args = parser.parse_args(arguments)
@@ -144,5 +153,33 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def entry() -> NoReturn:
+    """The ``agentic`` command (its console script, ``python -m agentic``)."""
+    exit_promptly(main())
+
+
+def exit_promptly(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown, which frees every module and object
+    one at a time: about 40 ms of every command on a two-core machine, ``agentic --version``
+    included, for memory the OS takes back at once. What teardown does that matters is done
+    first: the standard streams flush and the exit handlers run (``atexit``: logging flushes
+    its handlers, a plugin its own). Python never promised more; finalizers of objects alive at
+    exit may not run. A stream that will not flush (a closed pipe) or a non-daemon thread still
+    running gets the usual exit instead, which reports the one and waits for the other."""
+    others = (t for t in threading.enumerate() if t is not threading.main_thread())
+    if any(not thread.daemon for thread in others):
+        raise SystemExit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        raise SystemExit(code) from None
+    atexit._run_exitfuncs()  # clears them too: none runs twice
+    with contextlib.suppress(OSError, ValueError):  # what a handler printed, if it can
+        sys.stdout.flush()
+        sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -21,7 +21,15 @@ from tests.support.tiny_fixture import write_tiny_fixture
 
 # Top-level packages (and kit modules) that only some adapters, agents or commands need.
 HEAVY = ("mcp", "mcp_types", "llama_cpp", "httpx", "httpx2", "agentic.adapters.qmd")
-HEAVY_KIT = ("agentic.adapters.mcp", "agentic.adapters.qmd", "agentic.agents.local_model")
+HEAVY_KIT = (
+    "agentic.adapters.mcp",
+    "agentic.adapters.qmd",
+    "agentic.agents.local_model",
+    # the model agents' lock and answer cache: a fixture-agent run needs neither
+    "agentic.agents.llm_cache",
+    "agentic.agents.openai_chat",
+    "agentic.locks",
+)
 
 PROBE = """
 import json, sys

@@ -50,6 +50,18 @@ class KeepsStepDeadline(Protocol):
     def step_deadline_s(self) -> float: ...
 
 
+@runtime_checkable
+class StepsInline(Protocol):
+    """An agent session whose every step is computation on what it already holds, with no I/O,
+    model or wait (the fixture agent's). The runner takes such steps on its own thread: handing
+    each to a worker thread costs more than the step itself. The deadline still applies, checked
+    when the step returns. Deliberately not part of ``agentic.plugins``: a step that never
+    returned would hang the run, which the worker thread is there to prevent."""
+
+    @property
+    def steps_inline(self) -> Literal[True]: ...
+
+
 @dataclass(frozen=True)
 class TokenCount:
     """Tokens of one delivered result under the agent's own tokenizer."""

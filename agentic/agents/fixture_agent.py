@@ -35,6 +35,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import ClassVar, Literal
 
 from agentic.agents.base import TokenCount
 from agentic.agents.cues import AGENT_ID, LEGACY_VERSION, ClaimCues, CueTable
@@ -441,6 +442,8 @@ class FixtureSession:
     task: AgentTask
     table: CueTable
     available: frozenset[str]
+    # Each step is a pure function of the cue table and the visible calls: it cannot hang.
+    steps_inline: ClassVar[Literal[True]] = True
 
     def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
         return canonical_text(decide(self.task, self.table, self.available, calls))

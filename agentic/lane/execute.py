@@ -18,7 +18,7 @@ from agentic.lane.request import LaneOutcome, LaneRequest
 from agentic.lane.results import report_lane
 from agentic.lane.shards import ShardRecord, shard_identity, write_shard
 from agentic.output.folder import check_output, lane_identity
-from agentic.report.environment import collect_environment
+from agentic.report.environment import GitProbe, collect_environment
 from agentic.resources import repo_root
 from agentic.runner.catalog import Catalog
 from agentic.runner.pairs import PairKey, planned_keys, shard_keys
@@ -107,7 +107,9 @@ def _run_pairs(plan: LanePlan, selected: frozenset[PairKey], recorder: Recorder)
 def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOutcome:
     if request.resume and request.out is None and not request.write:
         raise ContractError("invalid_cli_option", "--resume needs the run's --out or --write")
-    plan = plan_lane(request, progress=progress)
+    with GitProbe() as git:  # git answers while the fixture loads
+        plan = plan_lane(request, progress=progress)
+        git_state = git.result()
     target = _checked_target(plan)
     environment = collect_environment(
         fixture_version=plan.fixture.fixture_version,
@@ -115,6 +117,7 @@ def execute_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LaneOut
         trials=plan.lane.trials,
         isolation=_isolation(plan.catalog, plan.schedule.adapter_ids),
         agent_endpoint=plan.lane.endpoint,
+        git=git_state,
     )
     keys = planned_keys(plan.schedule, plan.config.replay_adapters)
     wanted = frozenset(keys if request.shard is None else shard_keys(keys, request.shard))

@@ -12,18 +12,14 @@ from agentic.contract.credentials import recorded_url
 from agentic.contract.errors import ContractError
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.task import AgentTask
-from agentic.locks import (
-    ModelPreflight,
-    enforce_offline,
-    model_threads,
-    preflight_agent_model,
-)
 from agentic.runner.entries import AgentContext, AgentEntry, OpenedAgent
 
 if TYPE_CHECKING:
+    # The lock and cache modules are the model agents' own: a fixture-agent run loads neither.
     from agentic.agents.llm_cache import CacheMode, LlmCache
     from agentic.agents.local_model import LocalModelSettings
     from agentic.agents.openai_chat import OpenAIChatConfig
+    from agentic.locks import ModelPreflight
 
 CUES_FILE = "fixture-agent.cues.json"
 FIXTURE_TRIALS: tuple[Trial, ...] = (Trial(trialId="fixture-01", seed=0),)
@@ -63,6 +59,8 @@ def open_fixture_agent(fixture_root: Path, cues_path: Path | None) -> OpenedAgen
 
 def local_model_settings(checked: ModelPreflight, environ: Mapping[str, str]) -> LocalModelSettings:
     """The agent's settings from a verified lock (threads may be overridden by the environment)."""
+    from agentic.locks import model_threads
+
     try:
         from agentic.agents.local_model import LocalModelSettings, Sampling
     except ImportError as exc:
@@ -94,6 +92,8 @@ def local_model_settings(checked: ModelPreflight, environ: Mapping[str, str]) ->
 
 def open_local_model_agent(lock_path: Path, environ: MutableMapping[str, str]) -> OpenedAgent:
     """Preflight (strict lock, exact file, streaming sha256) before anything loads the model."""
+    from agentic.locks import enforce_offline, preflight_agent_model
+
     enforce_offline(environ)
     checked = preflight_agent_model(lock_path, environ)
     settings = local_model_settings(checked, environ)

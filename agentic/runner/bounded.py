@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass
@@ -22,6 +23,16 @@ T = TypeVar("T")
 
 class OperationTimeoutError(AgenticError):
     """The operation did not finish before its deadline."""
+
+
+def run_on_caller(fn: Callable[[], T], timeout_s: float) -> T:
+    """``fn`` on the calling thread, for work that cannot hang (``StepsInline``). A result later
+    than the deadline is a timeout still, as it is on a worker thread."""
+    started = time.monotonic()
+    result = fn()
+    if time.monotonic() - started > timeout_s:
+        raise OperationTimeoutError(f"exceeded {timeout_s:g} s")
+    return result
 
 
 class DaemonPool:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentic.agents.llm_cache import CacheMode
 from agentic.resources import repo_root
 from agentic.runner.agents import openai_agent_entry
 from agentic.runner.catalog import Catalog, load_catalog
 from agentic.runner.entries import LaneEntry
+
+if TYPE_CHECKING:
+    from agentic.agents.llm_cache import CacheMode
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,13 @@ from pydantic import ValidationError
 
 from agentic.adapters.base import AdapterSession, CallOutcome
 from agentic.adapters.errors import AdapterCallError
-from agentic.agents.base import AgentSession, AgentStepError, KeepsStepDeadline, ReportsNotes
+from agentic.agents.base import (
+    AgentSession,
+    AgentStepError,
+    KeepsStepDeadline,
+    ReportsNotes,
+    StepsInline,
+)
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.envelope import FinalEnvelope
 from agentic.contract.errors import ContractError
@@ -22,7 +28,7 @@ from agentic.contract.receipt import Call, FailureClass, ToolResult
 from agentic.contract.steps import FinalStep, VisibleCall
 from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
-from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
+from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError, run_on_caller
 from agentic.runner.redaction import redact
 from agentic.runner.steps import StepError, parse_step
 from agentic.tools import project_result
@@ -167,12 +173,13 @@ def _take_steps(
     visible_calls: list[VisibleCall] = []
     used_bytes = 0
     deadline_s = _step_deadline(agent, bounds)  # a protocol check costs; the agent stays
+    run_step = run_on_caller if isinstance(agent, StepsInline) else bounds.executor.run
     while True:
         history = tuple(visible_calls)
         started = time.perf_counter()
         try:
             ask = partial(agent.next_step, history)
-            raw = bounds.executor.run(ask, deadline_s)
+            raw = run_step(ask, deadline_s)
         except OperationTimeoutError as exc:
             fail_trial(outcome, "agent_error", "agent_timeout", str(exc))
             return

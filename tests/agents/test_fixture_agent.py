@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from agentic.agents.base import StepsInline
 from agentic.agents.cues import CueTable, parse_cue_table
 from agentic.agents.fixture_agent import FixtureAgent
 from agentic.contract.canonical import canonical_text
@@ -150,6 +151,12 @@ def value_of(
 
 def cited_lines(final: dict[str, Any], index: int = 0) -> list[tuple[str, int, int]]:
     return [(c["uri"], c["startLine"], c["endLine"]) for c in final["claims"][index]["citations"]]
+
+
+def test_its_steps_run_inline_on_the_runners_thread() -> None:
+    agent = FixtureAgent(make_table(DEFAULT_CUES), CUE_SHA)
+    task = make_task((("owner", "string"),))
+    assert isinstance(agent.open(task, tool_definitions()), StepsInline)
 
 
 # ---- the first step --------------------------------------------------------------------------

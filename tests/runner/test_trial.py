@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
 
 import pytest
 
 from agentic.adapters.base import CallOutcome
 from agentic.contract.code_names import ErrorCodeName
+from agentic.contract.steps import VisibleCall
 from agentic.runner.trial import TrialOutcome
 from agentic.tools import visible_bytes
 from tests.support.fakes import (
@@ -135,6 +138,44 @@ def test_a_result_that_is_not_a_tool_result_is_invalid() -> None:
 
     outcome = run_scripted(ScriptedAgent([tool_step()]), ScriptedAdapter(garbage))
     assert failure(outcome) == ("harness_error", "invalid_tool_result")
+
+
+@dataclass
+class InlineAgent(ScriptedAgent):
+    """A scripted agent that declares its steps inline, and notes the thread of each."""
+
+    steps_inline: ClassVar[Literal[True]] = True
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
+        self.threads.append(threading.current_thread())
+        return super().next_step(calls)
+
+
+def test_an_inline_agent_steps_on_the_runners_own_thread() -> None:
+    agent = InlineAgent([tool_step(), final_step()])
+    outcome = run_scripted(agent, ScriptedAdapter(always_ok))
+    assert failure(outcome) is None
+    assert agent.threads == [threading.current_thread()] * 2
+
+
+def test_any_other_agent_steps_on_a_worker_thread() -> None:
+    threads: list[threading.Thread] = []
+
+    class Noted(ScriptedAgent):
+        def next_step(self, calls: tuple[VisibleCall, ...]) -> str:
+            threads.append(threading.current_thread())
+            return super().next_step(calls)
+
+    run_scripted(Noted([final_step()]), ScriptedAdapter(always_ok))
+    assert threads and threads[0] is not threading.current_thread()
+
+
+def test_an_inline_step_that_returns_past_its_deadline_is_agent_timeout() -> None:
+    outcome = run_scripted(
+        InlineAgent([tool_step()], delay_s=0.2), ScriptedAdapter(always_ok), timeout_s=0.05
+    )
+    assert failure(outcome) == ("agent_error", "agent_timeout")
 
 
 def test_an_agent_step_past_its_deadline_is_agent_timeout() -> None:
