@@ -8,7 +8,10 @@ cores, so it is made to be stopped and started again: every answer is in the cac
 is given (a rerun asks the server only what is not recorded yet), and an interrupted lane's
 journal is resumed (``--resume``). When the lane completes, the answers no pair uses (recorded
 before a change of the agent's config, say) are removed, and ``agentic verify optional/NAME``
-replays it with the server stopped: the committed cache alone must reproduce the baseline.
+replays it with the server stopped: the committed cache alone must reproduce the baseline. A
+pair whose model gave no answer within the step deadline has nothing to replay, so it is asked
+again, from the journal of a resumed recording or by recording the completed lane once more
+(``record_answered``).
 
 Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
 """
@@ -20,19 +23,23 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from agentic.agents.llm_cache import unused_entries, used_keys
 from agentic.agents.openai_chat import load_agent_config
-from agentic.lane.journal import journal_folder
+from agentic.lane.journal import PAIRS, journal_folder
 from agentic.model_parts import load_parts_lock
 from agentic.runner.catalog import builtin_catalog
 from tests.support.openai_server import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_MS = 900_000  # tool calls keep the usual bound; this is only the run's ceiling
+TIMEOUT = "agent_timeout"
+RECORD_ATTEMPTS = 3
 
 
 # llama-cpp-python's server keeps every prompt token's logits by default (for logprobs, which
@@ -89,7 +96,7 @@ def main(argv: list[str]) -> int:
         extra_args=recording.server_args,
     )
     try:
-        code = record(args.name, logs)
+        code = record_answered(args.name, logs)
     finally:
         server.stop()
     if code not in (0, 1):
@@ -98,6 +105,46 @@ def main(argv: list[str]) -> int:
     return subprocess.run(
         [sys.executable, "-m", "agentic", "verify", f"optional/{args.name}"], check=False
     ).returncode
+
+
+def timed_out(receipts: Iterable[Any]) -> int:
+    """How many of these receipts (JSON) ended in an agent_timeout."""
+    return sum(1 for r in receipts if (r["canonical"]["failure"] or {}).get("code") == TIMEOUT)
+
+
+def drop_timed_out(target: Path) -> int:
+    """Remove from the lane's journal the pairs whose model gave no answer within the step
+    deadline, and say how many. Such a pair's last request has no recorded answer, so a lane
+    holding it could never be replayed; gone from the journal, it is asked again when the
+    recording resumes (its earlier answers come from the cache). A busy machine is the usual
+    cause: a recording paused or starved for the deadline's 900 s."""
+    pairs = journal_folder(target) / PAIRS
+    entries = sorted(pairs.glob("*.json")) if pairs.is_dir() else []
+    late = [e for e in entries if timed_out([json.loads(e.read_bytes())["receipt"]])]
+    for entry in late:
+        entry.unlink()
+    return len(late)
+
+
+def record_answered(name: str, logs: Path) -> int:
+    """Record the lane until no pair of it is left without an answer (``drop_timed_out``), at
+    most RECORD_ATTEMPTS times: a lane completed with a timed-out pair is recorded once more,
+    every recorded answer coming from the cache, only the missing ones asked."""
+    target = ROOT / "baselines" / "optional" / name
+    code = 0
+    for _ in range(RECORD_ATTEMPTS):
+        dropped = drop_timed_out(target)
+        if dropped:
+            print(f"record: {dropped} journaled pair(s) got no answer in time: asking again")
+        code = record(name, logs)
+        if code not in (0, 1) or journal_folder(target).is_dir():
+            return code  # stopped or failed before the lane completed: resume later
+        report = json.loads((target / "report.json").read_bytes())
+        late = timed_out(report["receipts"])
+        if not late:
+            return code
+        print(f"record: {late} pair(s) of the completed lane got no answer in time: again")
+    return code
 
 
 def prune(name: str, cache: Path) -> None:
