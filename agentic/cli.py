@@ -164,10 +164,12 @@ def exit_promptly(code: int) -> NoReturn:
     included, for memory the OS takes back at once. What teardown does that matters is done
     first: the standard streams flush and the exit handlers run (``atexit``: logging flushes
     its handlers, a plugin its own). Python never promised more; finalizers of objects alive at
-    exit may not run. A stream that will not flush (a closed pipe) or a non-daemon thread still
-    running gets the usual exit instead, which reports the one and waits for the other."""
+    exit may not run. The usual exit stays for a process under a profiler or tracer (``python
+    -m cProfile -m agentic`` writes its stats after the command returns), with a non-daemon
+    thread still running (it waits for it) or a stream that will not flush (it reports it)."""
     others = (t for t in threading.enumerate() if t is not threading.main_thread())
-    if any(not thread.daemon for thread in others):
+    observed = sys.getprofile() is not None or sys.gettrace() is not None
+    if observed or any(not thread.daemon for thread in others):
         raise SystemExit(code)
     try:
         sys.stdout.flush()

@@ -66,3 +66,16 @@ def test_a_stream_that_cannot_flush_gets_the_usual_exit(tmp_path: Path) -> None:
     code = "atexit.register(print, 'h', file=sys.stderr); sys.stdout.close(); exit_promptly(4)"
     done = _python(code, tmp_path)
     assert (done.returncode, done.stderr) == (4, "h\n")
+
+
+def test_a_profiled_command_gets_the_usual_exit_and_its_stats(tmp_path: Path) -> None:
+    stats = tmp_path / "stats"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "agentic", "tools"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert stats.stat().st_size > 0
