@@ -418,25 +418,46 @@ STARTUP_RUNS = 9
 STARTUP_TARGET_S = 0.150
 
 
+# What validating one document costs with the contract's two libraries and no kit at all:
+# import jsonschema and pydantic, check one object against a one-property schema and a
+# one-field strict model, exit without teardown (as the agentic command does). The floor under
+# `agentic validate`.
+_LIBRARY_FLOOR = """
+import os
+import jsonschema
+from pydantic import BaseModel, ConfigDict, StrictStr
+schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+assert not list(jsonschema.Draft7Validator(schema).iter_errors({"a": "t"}))
+class One(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    a: StrictStr
+One.model_validate({"a": "t"})
+os._exit(0)
+"""
+
+
 def bench_startup() -> None:
     """Wall time of the commands people run first or often, each a fresh process: the version,
     and validating one task file (which builds the task model alone:
-    tests/test_lazy_startup.py keeps what each command imports)."""
+    tests/test_lazy_startup.py keeps what each command imports); beside them, two floors no
+    command goes under: the interpreter's, and validating with the two libraries alone."""
     from agentic.resources import fixtures_dir
 
     task = sorted((fixtures_dir() / "agentic-retrieval" / "tasks").glob("*.json"))[0]
     commands = {
-        "agentic --version": ["--version"],
-        "agentic validate task": ["validate", "task", str(task)],
-        "python -c pass (the interpreter's floor)": None,
+        "agentic --version": [*_agentic_command(), "--version"],
+        "agentic validate task": [*_agentic_command(), "validate", "task", str(task)],
+    }
+    floors = {
+        "python -c pass (the interpreter's floor)": [sys.executable, "-c", ""],
+        "jsonschema + pydantic, one document (floor)": [sys.executable, "-c", _LIBRARY_FLOOR],
     }
     print(f"startup: median of {STARTUP_RUNS} fresh processes each")
     with _workdir() as work:
-        for name, args in commands.items():
-            argv = [*_agentic_command(), *args] if args is not None else [sys.executable, "-c", ""]
+        for name, argv in {**commands, **floors}.items():
             _measured_run(argv, work / "stderr")  # writes the bytecode caches (_measured_run)
             walls = [_measured_run(argv, work / "stderr")[1] for _ in range(STARTUP_RUNS)]
-            if args is None:
+            if name in floors:
                 print(f"  {name:<44} {statistics.median(walls):>12.3f} s")
                 continue
             report(name, statistics.median(walls), "s", STARTUP_TARGET_S, higher_is_better=False)
