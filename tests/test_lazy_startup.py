@@ -146,7 +146,8 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 # What `agentic --version` may load of the kit: the CLI's table and the error types it prints.
 VERSION_KIT = {
     "agentic", "agentic.cli", "agentic.contract", "agentic.contract.canonical",
-    "agentic.contract.code_names", "agentic.contract.errors", "agentic.contract.strict_json",
+    "agentic.contract.code_names", "agentic.contract.errors", "agentic.contract.jsrules",
+    "agentic.contract.strict_json",
     "agentic.processes",
 }  # fmt: skip
 

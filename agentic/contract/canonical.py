@@ -43,6 +43,7 @@ from typing import Any
 import rfc8785
 
 from agentic.contract.errors import AgenticError, ContractError
+from agentic.contract.jsrules import utf16_key
 
 MAX_SAFE_INTEGER = 2**53 - 1
 ZERO_HASH = "0" * 64
@@ -190,17 +191,13 @@ def canonical_bytes(value: Any) -> bytes:
     return result
 
 
-def _utf16_order(key: str) -> bytes:
-    return key.encode("utf-16-be", "surrogatepass")
-
-
 def canonical_object(members: Mapping[str, bytes]) -> bytes:
     """The canonical bytes of an object given its members' values as canonical bytes already:
     RFC 8785 spells an object as its members in UTF-16 key order, each value as its own
     canonical bytes, so ``canonical_object({k: canonical_bytes(v)})`` is
     ``canonical_bytes({k: v})``. For a large value sealed, hashed and written in more than one
     envelope (a journal entry), canonicalized once."""
-    ordered = sorted(members, key=_utf16_order)
+    ordered = sorted(members, key=utf16_key)
     return b"{" + b",".join(canonical_bytes(key) + b":" + members[key] for key in ordered) + b"}"
 
 

@@ -5,7 +5,8 @@ JavaScript's, not Python's. Each is written once, here:
 
 - ``utf16_key``: JavaScript compares strings by UTF-16 code units. Big-endian UTF-16 bytes
   compare exactly like that sequence, so astral characters (surrogate pairs) sort before
-  U+E000..U+FFFF, unlike Python's code-point order.
+  U+E000..U+FFFF, unlike Python's code-point order. RFC 8785 orders an object's keys the same
+  way (``canonical.canonical_object``).
 - ``JS_WHITESPACE``: ECMAScript WhiteSpace + LineTerminator, what ``String#trim`` strips and
   ``/\\s/`` matches. Python's ``str.isspace`` differs (it has U+001C..U+001F, not U+FEFF).
 """
