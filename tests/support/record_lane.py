@@ -117,7 +117,7 @@ def drop_timed_out(target: Path) -> int:
     deadline, and say how many. Such a pair's last request has no recorded answer, so a lane
     holding it could never be replayed; gone from the journal, it is asked again when the
     recording resumes (its earlier answers come from the cache). A busy machine is the usual
-    cause: a recording paused or starved for the deadline's 900 s."""
+    cause: a recording paused or starved for the length of the config's deadline."""
     pairs = journal_folder(target) / PAIRS
     entries = sorted(pairs.glob("*.json")) if pairs.is_dir() else []
     late = [e for e in entries if timed_out([json.loads(e.read_bytes())["receipt"]])]
