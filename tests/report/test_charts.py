@@ -5,10 +5,7 @@ library."""
 from __future__ import annotations
 
 import statistics
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -27,6 +24,7 @@ from agentic.report.charts import (
 from agentic.report.html import render_html
 from agentic.resources import default_fixture_dir, repo_root
 from agentic.scoring.task_facts import task_facts
+from tests.support.page_probe import modules_after_writing_a_page
 
 SVG = "{http://www.w3.org/2000/svg}"
 PLOTTING = ("matplotlib", "plotly", "bokeh", "altair", "seaborn", "pygal", "pylab")
@@ -206,35 +204,7 @@ def _starts(text: str, needle: str) -> list[int]:
     return starts
 
 
-PROBE = """
-import sys
-from agentic.contract.schemas import parse_and_load
-from agentic.fixture.loader import load_fixture
-from agentic.report.html import render_html
-from agentic.resources import default_fixture_dir
-from agentic.scoring.task_facts import task_facts
-
-path = sys.argv[1]
-with open(path, "rb") as handle:
-    report = parse_and_load("benchmark-report", handle.read(), source=path)
-page = render_html(report, task_facts(load_fixture(default_fixture_dir())))
-assert page.count(b"<svg") == 4
-print("\\n".join(sorted(sys.modules)))
-"""
-
-
 def test_building_the_page_imports_no_plotting_library() -> None:
-    root = repo_root()
-    assert root is not None
-    report = Path(root, "baselines", "fixture-agent", "report.json")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(report)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    modules = done.stdout.splitlines()
+    modules = modules_after_writing_a_page()
     assert "agentic.report.charts" in modules
     assert [m for m in modules if m.split(".")[0] in PLOTTING] == []

@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +13,7 @@ from agentic.report.compare_page import ComparePage, FlipRow, render_compare_htm
 from agentic.report.html import render_html
 from agentic.report.markup import Html, element, escape, join, lines
 from agentic.resources import repo_root
+from tests.support.page_probe import modules_after_writing_a_page
 
 HOSTILE = "</pre><script>alert(1)</script>"
 ESCAPED = "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -135,30 +133,6 @@ def test_a_hostile_reason_appears_escaped_in_the_compare_page() -> None:
     assert f"<td>{ESCAPED}</td>" in written
 
 
-PROBE = """
-import sys
-from agentic.contract.schemas import parse_and_load
-from agentic.report.compare_page import render_compare_html
-from agentic.report.html import render_html
-
-path = sys.argv[1]
-with open(path, "rb") as handle:
-    render_html(parse_and_load("benchmark-report", handle.read(), source=path))
-print("\\n".join(sorted(sys.modules)))
-"""
-
-
 def test_writing_a_page_imports_no_template_engine() -> None:
-    root = repo_root()
-    assert root is not None
-    report = Path(root, "baselines", "optional", "openai-smollm2", "report.json")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(report)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    modules = done.stdout.splitlines()
+    modules = modules_after_writing_a_page()
     assert [m for m in modules if m.split(".")[0] in ("jinja2", "markupsafe")] == []
