@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentic.contract.report import BenchmarkReport
-from agentic.report.markup import Html, element, join, lines
+from agentic.report.markup import Html, element
 from agentic.report.outcomes import missed_terms
-from agentic.report.pages import BLANK, NO_SCRIPT, document, table
+from agentic.report.pages import BLANK, NO_SCRIPT, document, facts_list, table, verdict_badge
 
 
 @dataclass(frozen=True)
@@ -123,23 +123,16 @@ def _metric_html(metric: MetricRow) -> Html:
 
 def render_compare_html(page: ComparePage) -> bytes:
     """The compare page, as UTF-8 bytes."""
-    verdict = element(
-        "span", page.verdict, attrs={"class": f"verdict {page.verdict_tone}", "id": "verdict"}
-    )
     note = element(
         "span",
         f"(tolerance {page.tolerance}; the noise tests are informational)",
         attrs={"class": "muted"},
     )
-    labels = [
-        join([element("dt", "BASE"), element("dd", page.base_label)]),
-        join([element("dt", "NEW"), element("dd", page.new_label)]),
-    ]
     metrics = [_metric_html(metric) for metric in page.metrics]
     body = [
         element("h1", page.title),
-        element("p", "Verdict: ", verdict, " ", note),
-        element("dl", "\n", lines(labels), attrs={"class": "facts"}),
+        element("p", "Verdict: ", verdict_badge(page.verdict, page.verdict_tone), " ", note),
+        facts_list([("BASE", page.base_label), ("NEW", page.new_label)]),
         BLANK,
         *_flips_html(page),
         *_noise_html(page),

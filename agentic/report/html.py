@@ -39,7 +39,15 @@ from agentic.report.markdown import (
 )
 from agentic.report.markup import Html, element, join, lines
 from agentic.report.outcomes import missed_terms
-from agentic.report.pages import BLANK, document, page_script, script_source, table
+from agentic.report.pages import (
+    BLANK,
+    document,
+    facts_list,
+    page_script,
+    script_source,
+    table,
+    verdict_badge,
+)
 from agentic.report.stats import wilson_interval
 from agentic.scoring.task_facts import OracleSpan, TaskFacts
 
@@ -502,15 +510,11 @@ def build_page(report: BenchmarkReport, facts: Facts | None = None) -> Page:
 
 
 def _top_html(page: Page) -> list[Html]:
-    verdict = element(
-        "span", page.verdict, attrs={"class": f"verdict {page.verdict_tone}", "id": "verdict"}
-    )
-    facts = [join([element("dt", name), element("dd", value)]) for name, value in page.facts]
     return [
         element("h1", page.title),
-        element("p", "Promotion: ", verdict),
+        element("p", "Promotion: ", verdict_badge(page.verdict, page.verdict_tone)),
         *[element("p", note, attrs={"class": "note"}) for note in page.notes],
-        element("dl", "\n", lines(facts), attrs={"class": "facts"}),
+        facts_list(page.facts),
         BLANK,
     ]
 

@@ -11,16 +11,18 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from agentic.output.page import GENERATOR
-from agentic.report.markup import Html, element, lines
+from agentic.report.markup import Html, element, join, lines
 
 __all__ = [
     "BLANK",
     "GENERATOR",
     "NO_SCRIPT",
     "document",
+    "facts_list",
     "page_script",
     "script_source",
     "table",
+    "verdict_badge",
 ]
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -56,6 +58,17 @@ def table(
     """A table: its header row, then ``rows`` one per line."""
     body = element("tbody", "\n", lines(rows))
     return element("table", "\n", lines([_header(header), body]), attrs=attrs)
+
+
+def verdict_badge(verdict: str, tone: str) -> Html:
+    """The page's verdict (promotion, or the comparison's), coloured by ``tone``."""
+    return element("span", verdict, attrs={"class": f"verdict {tone}", "id": "verdict"})
+
+
+def facts_list(facts: Iterable[tuple[str, str]]) -> Html:
+    """Named facts, a ``<dt>``/``<dd>`` line each."""
+    rows = [join([element("dt", name), element("dd", value)]) for name, value in facts]
+    return element("dl", "\n", lines(rows), attrs={"class": "facts"})
 
 
 def _head(title: str, scripts: Html) -> Html:
