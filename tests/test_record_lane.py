@@ -24,9 +24,9 @@ def _journal(target: Path, codes: dict[str, str | None]) -> Path:
     return pairs
 
 
-def test_only_agent_timeouts_count_as_timed_out() -> None:
+def test_only_an_agent_timeout_counts_as_timed_out() -> None:
     receipts = [_receipt(None), _receipt("agent_timeout"), _receipt("agent_context_exceeded")]
-    assert timed_out(receipts) == 1
+    assert [timed_out(r) for r in receipts] == [False, True, False]
 
 
 def test_a_timed_out_pair_leaves_the_journal_and_every_other_stays(tmp_path: Path) -> None:

@@ -23,7 +23,6 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,9 +106,9 @@ def main(argv: list[str]) -> int:
     ).returncode
 
 
-def timed_out(receipts: Iterable[Any]) -> int:
-    """How many of these receipts (JSON) ended in an agent_timeout."""
-    return sum(1 for r in receipts if (r["canonical"]["failure"] or {}).get("code") == TIMEOUT)
+def timed_out(receipt: Any) -> bool:
+    """Whether this receipt (JSON) ended in an agent_timeout."""
+    return bool((receipt["canonical"]["failure"] or {}).get("code") == TIMEOUT)
 
 
 def drop_timed_out(target: Path) -> int:
@@ -120,7 +119,7 @@ def drop_timed_out(target: Path) -> int:
     cause: a recording paused or starved for the length of the config's deadline."""
     pairs = journal_folder(target) / PAIRS
     entries = sorted(pairs.glob("*.json")) if pairs.is_dir() else []
-    late = [e for e in entries if timed_out([json.loads(e.read_bytes())["receipt"]])]
+    late = [e for e in entries if timed_out(json.loads(e.read_bytes())["receipt"])]
     for entry in late:
         entry.unlink()
     return len(late)
@@ -140,7 +139,7 @@ def record_answered(name: str, logs: Path) -> int:
         if code not in (0, 1) or journal_folder(target).is_dir():
             return code  # stopped or failed before the lane completed: resume later
         report = json.loads((target / "report.json").read_bytes())
-        late = timed_out(report["receipts"])
+        late = sum(1 for receipt in report["receipts"] if timed_out(receipt))
         if not late:
             return code
         print(f"record: {late} pair(s) of the completed lane got no answer in time: again")
