@@ -12,9 +12,8 @@ import json
 from functools import cache
 from types import MappingProxyType
 
-import jsonschema
-
 from agentic.contract.canonical import canonical_bytes, canonical_text, fingerprint
+from agentic.contract.draft7 import Draft7
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleEvidence, VisibleResult
 from agentic.contract.strict_json import JsonObject
@@ -100,13 +99,13 @@ def tools_fingerprint() -> str:
 
 
 @cache
-def _validators() -> MappingProxyType[str, jsonschema.Draft7Validator]:
-    return MappingProxyType(
-        {
-            tool["name"]: jsonschema.Draft7Validator(tool["inputSchema"])
-            for tool in tool_definitions()
-        }
-    )
+def _validators() -> MappingProxyType[str, Draft7]:
+    validators = {}
+    for tool in tool_definitions():
+        name, schema = str(tool["name"]), tool["inputSchema"]
+        assert isinstance(schema, dict)
+        validators[name] = Draft7(schema, source=f"the input schema of {name}")
+    return MappingProxyType(validators)
 
 
 def argument_errors(tool_name: str, arguments: object) -> list[str]:
@@ -116,8 +115,8 @@ def argument_errors(tool_name: str, arguments: object) -> list[str]:
         return [f"unknown tool {tool_name!r}"]
     messages = []
     for error in validator.iter_errors(arguments):
-        path = "/" + "/".join(str(part) for part in error.absolute_path)
-        messages.append(f"{path} {error.validator} {error.message}")
+        path = "/" + "/".join(str(part) for part in error.path)
+        messages.append(f"{path} {error.keyword} {error.message}")
     return sorted(messages)
 
 

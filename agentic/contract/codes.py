@@ -611,7 +611,8 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "invalid_schema",
         None,
         True,
-        "a bundled JSON schema is unreadable, has the wrong $id, or is not valid draft-07",
+        "a bundled JSON schema is unreadable, has the wrong $id, is not valid draft-07, or uses "
+        "a keyword or $ref the kit's validator does not check",
     ),
     ErrorCode(
         "invalid_search_query",

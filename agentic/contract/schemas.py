@@ -4,8 +4,9 @@ Every boundary runs strict JSON -> schema -> model (docs/architecture.md, "Fail 
 schemas are the published contract; the models must accept exactly the documents the schemas
 accept, and the contract tests hold the two together.
 
-Three deliberate departures from a stock Python draft-07 validator, each making it agree with the
-reference's Ajv and with the models:
+The schemas are checked by the kit's own draft-07 validator (contract/draft7.py: the keywords
+they use, with jsonschema's messages), configured with three departures from a stock Python
+draft-07 validator, each making it agree with the reference's Ajv and with the models:
 - ``integer`` means a JSON integer token (a Python ``int``), never ``1.0``: the models are strict
   and canonical JSON could otherwise differ from the bytes an agent wrote.
 - A trailing ``$`` in a ``pattern`` anchors at the very end of the string, as in ECMA-262
@@ -18,24 +19,19 @@ from __future__ import annotations
 import hashlib
 import importlib
 import itertools
-import re
 import reprlib
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from jsonschema import Draft7Validator, FormatChecker, ValidationError, validators
-from jsonschema.exceptions import SchemaError
-from jsonschema.protocols import Validator
 from pydantic import ValidationError as ModelValidationError
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT7
 
 from agentic import resources
 from agentic.contract.base import ContractModel, is_date_time, is_full_date
+from agentic.contract.draft7 import Draft7, Violation
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.contract.text import one_line
 
 if TYPE_CHECKING:
@@ -123,6 +119,10 @@ def _read_schema(name: SchemaName) -> JsonObject:
         raise ContractError("invalid_schema", f"{path}: $id must be {schema_id(name)}")
     if hashlib.sha256(data).hexdigest() == PUBLISHED_SHA256[name]:
         return schema
+    # Only a schema file with other bytes pays for the general validator and its metaschema.
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft7Validator.check_schema(schema)
     except SchemaError as exc:
@@ -131,28 +131,9 @@ def _read_schema(name: SchemaName) -> JsonObject:
 
 
 @cache
-def load_schemas() -> Mapping[SchemaName, Mapping[str, JsonValue]]:
+def load_schemas() -> Mapping[SchemaName, JsonObject]:
     """The five schemas, read once from the schemas folder and checked against draft-07."""
     return {name: _read_schema(name) for name in SCHEMA_NAMES}
-
-
-def _is_json_integer(_checker: object, instance: object) -> bool:
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-@cache
-def _compile(pattern: str) -> re.Pattern[str]:
-    if pattern.endswith("$") and not pattern.endswith("\\$"):
-        pattern = pattern[:-1] + r"\Z"
-    return re.compile(pattern)
-
-
-def _pattern(
-    validator: Validator, pattern: str, instance: object, schema: Mapping[str, JsonValue]
-) -> Iterator[ValidationError]:
-    del validator, schema
-    if isinstance(instance, str) and _compile(pattern).search(instance) is None:
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _date_format(instance: object) -> bool:
@@ -163,46 +144,18 @@ def _date_time_format(instance: object) -> bool:
     return not isinstance(instance, str) or is_date_time(instance)
 
 
-def _format_checker() -> FormatChecker:
-    checker = FormatChecker(formats=())
-    checker.checks("date")(_date_format)
-    checker.checks("date-time")(_date_time_format)
-    return checker
-
-
-def _without_dialect(schema: Mapping[str, JsonValue]) -> JsonObject:
-    """The schema minus ``$schema``. jsonschema picks the validator class of a ``$ref`` target
-    from its ``$schema``, so a reference into another whole schema (receipt -> envelope, report ->
-    receipt) would fall back to a stock Draft7Validator and silently drop the departures above.
-    Without the key every resource is read as draft-07 by the registry and validated by ours."""
-    return {key: value for key, value in schema.items() if key != "$schema"}
-
-
 @cache
-def _registry() -> Registry[JsonValue]:
-    """Every schema by its id: a schema may refer to another (a report holds receipts)."""
-    return Registry().with_resources(
-        (schema_id(name), Resource.from_contents(_without_dialect(schema), DRAFT7))
-        for name, schema in load_schemas().items()
+def _validator(name: SchemaName) -> Draft7:
+    """The validator of one schema, built when first needed (see _MODELS); every schema is
+    a resource of it, since a schema may refer to another (a report holds receipts)."""
+    schemas = load_schemas()
+    return Draft7(
+        schemas[name],
+        source=str(schema_path(name)),
+        resources={schema_id(each): schema for each, schema in schemas.items()},
+        strict_integers=True,
+        formats={"date": _date_format, "date-time": _date_time_format},
     )
-
-
-@cache
-def _validator_class() -> type[Validator]:
-    # The stubs leave ``extend`` unannotated; it returns a Validator class.
-    extended: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
-        Draft7Validator,
-        validators={"pattern": _pattern},
-        type_checker=Draft7Validator.TYPE_CHECKER.redefine("integer", _is_json_integer),
-    )
-    return extended
-
-
-@cache
-def _validator(name: SchemaName) -> Validator:
-    """The validator of one schema, built when first needed (see _MODELS)."""
-    schema = _without_dialect(load_schemas()[name])
-    return _validator_class()(schema, registry=_registry(), format_checker=_format_checker())
 
 
 def _pointer(path: Iterable[str | int]) -> str:
@@ -214,36 +167,35 @@ def _shorten(text: str) -> str:
     return one_line(text, _MAX_MESSAGE)
 
 
-def _branch_rank(errors: list[ValidationError]) -> tuple[int, int, int]:
+def _branch_rank(error: Violation, missed: tuple[Violation, ...]) -> tuple[int, int, int]:
     """How badly one alternative missed: the wrong JSON type for the whole instance is worse
     than a wrong ``const`` (the tag of a claim value), which is worse than more errors."""
-    shape_missed = any(error.validator == "type" and not error.relative_path for error in errors)
-    tag_missed = any(error.validator == "const" for error in errors)
-    return (int(shape_missed), int(tag_missed), len(errors))
+    shape_missed = any(sub.keyword == "type" and sub.path == error.path for sub in missed)
+    tag_missed = any(sub.keyword == "const" for sub in missed)
+    return (int(shape_missed), int(tag_missed), len(missed))
 
 
-def _leaves(error: ValidationError) -> Iterator[ValidationError]:
+def _leaves(error: Violation) -> Iterator[Violation]:
     """The errors that explain a failure. For anyOf/oneOf, the bare "not valid under any of the
     given schemas" names neither the field nor the rule, so report the errors of the one
     alternative the document plainly meant, when there is one."""
-    if error.validator not in ("anyOf", "oneOf") or not error.context:
+    if not error.alternatives:
         yield error
         return
-    branches: dict[int, list[ValidationError]] = {}
-    for sub in error.context:
-        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
-    ranked = sorted((_branch_rank(errors), index) for index, errors in branches.items())
+    ranked = sorted(
+        (_branch_rank(error, missed), index) for index, missed in enumerate(error.alternatives)
+    )
     best_rank, best_index = ranked[0]
     ambiguous = len(ranked) > 1 and ranked[1][0] == best_rank
     if best_rank[0] or ambiguous:
         yield error
         return
-    for sub in branches[best_index]:
+    for sub in error.alternatives[best_index]:
         yield from _leaves(sub)
 
 
-def _describe(error: ValidationError) -> str:
-    return f"{_pointer(error.absolute_path)} {error.validator} {_shorten(error.message)}"
+def _describe(error: Violation) -> str:
+    return f"{_pointer(error.path)} {error.keyword} {_shorten(error.message)}"
 
 
 def schema_errors(name: str, document: object, *, limit: int | None = None) -> list[str]:
@@ -285,7 +237,7 @@ def load_document(name: str, document: object, *, source: str) -> ContractModel:
     """Schema first, then the model; the first violation becomes a one-line ContractError."""
     checked = _checked_name(name)
     if not isinstance(document, dict):
-        # Every document is an object; jsonschema would repr a (possibly huge) value whole.
+        # Every document is an object; the type check would repr a (possibly huge) value whole.
         message = f"{reprlib.repr(document)} is not of type 'object'"
         raise ContractError("schema_violation", f"{source}: {_pointer(())} type {message}")
     errors = schema_errors(checked, document, limit=LOAD_ERROR_LIMIT)

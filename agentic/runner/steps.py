@@ -27,8 +27,8 @@ class StepError(AgenticError):
         super().__init__(message)
 
 
-# jsonschema is the costliest part of checking a step, and agents repeat their steps: the same
-# envelope and calls come again in the warm cohort, in further trials and in capsule replays.
+# The schema pass is the costliest part of checking a step, and agents repeat their steps: the
+# same envelope and calls come again in the warm cohort, in further trials and in capsule replays.
 # The verdicts are kept by the JSON text of what was checked (a bounded number of them).
 _REMEMBERED = 2048
 

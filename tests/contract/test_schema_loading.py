@@ -88,6 +88,30 @@ def test_a_schema_that_is_not_draft_07_is_invalid_schema(schema_dir: Path) -> No
     assert message == f"{path}: 5 is not valid under any of the given schemas"
 
 
+def test_a_valid_draft_07_schema_using_a_keyword_the_kit_does_not_check_is_refused(
+    schema_dir: Path,
+) -> None:
+    # A schema with other bytes than the published ones may be valid draft-07 and still use
+    # a keyword contract/draft7.py does not check: it is refused, never half-checked.
+    path = schema_dir / "agent-task.schema.json"
+    schema = json.loads(path.read_text())
+    schema["properties"]["taskId"]["maxLength"] = 8
+    path.write_text(json.dumps(schema))
+    schemas.load_schemas.cache_clear()
+    schemas._validator.cache_clear()
+    try:
+        with pytest.raises(ContractError) as caught:
+            schemas.schema_errors("agent-task", TASK_JSON)
+    finally:
+        schemas.load_schemas.cache_clear()
+        schemas._validator.cache_clear()
+
+    assert caught.value.code == "invalid_schema"
+    assert caught.value.message == (
+        f"{path}#/properties/taskId: keyword 'maxLength' is not supported"
+    )
+
+
 def test_a_schema_file_is_parsed_strictly(schema_dir: Path) -> None:
     path = schema_dir / "agent-task.schema.json"
     path.write_text(f'{{"$id": "{TASK_ID}", "$id": "{TASK_ID}"}}')
