@@ -5,7 +5,10 @@ Every adapter the catalog holds joins the suite with no test edit: the built-ins
 plugins, and the example backend configs under ``examples/backends/`` (registered as
 ``--backend`` would). An adapter that spawns processes is marked ``real_process``; one that
 cannot run on this machine (qmd without its install, gno-mcp without gno) is skipped with the
-catalog's own reason.
+catalog's own reason. A shipped real server (``examples/servers/``, installed by
+``nox -s servers``) is also marked ``slow``: each of its tests starts the server (basic-memory:
+7-8 s), and with the three PyPI servers installed their tests took ``make check`` from 3.5 to
+8.8 minutes; ``make test`` runs them.
 
 The world's task sees collections c001 and c002; c0ff belongs to another task, so every adapter
 must refuse it while that task is not the current one.
@@ -23,6 +26,7 @@ from agentic.adapters.base import Adapter
 from agentic.contract.oracle import HiddenOracle
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.runner.catalog import Catalog, load_catalog
+from agentic.runner.shipped_servers import shipped_configs
 from tests.support.snapshots import (
     OTHER_TASK_ID,
     TASK_ID,
@@ -57,6 +61,8 @@ def _factory(catalog: Catalog, adapter_id: str) -> AdapterFactory:
     marks: list[pytest.MarkDecorator] = []
     if entry.spawns_processes:
         marks.append(pytest.mark.real_process)
+    if adapter_id in {config.parent.name for config in shipped_configs()}:
+        marks.append(pytest.mark.slow)
     reason = entry.unavailable()
     if reason is not None:
         marks.append(pytest.mark.skip(reason=f"{adapter_id} cannot run here: {reason}"))
