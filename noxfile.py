@@ -552,6 +552,8 @@ def record(session: nox.Session) -> None:
     stopped. Hours on two cores; stop it at will and run it again: it resumes."""
     name = session.posargs[0] if session.posargs else "qwen-sqlite"
     _install(session, "dev,local-model")
+    # The lane's qmd-lex pairs need qmd (as `nox -s qmd-setup` installs it; a check when it is).
+    _tool(session, "agentic", "qmd", "setup", online=True)
     recorder = ("python", "-m", "tests.support.record_lane", name)
     lock = _tool(session, *recorder, "--lock", silent=True).strip()
     _assemble_model(session, lock)
