@@ -3,7 +3,7 @@
 Every document the kit reads is checked against a published schema, and every tool call's
 arguments against the frozen tool contract. Importing a general validator (jsonschema, with
 attrs, referencing and its format checkers) cost more than half of `agentic validate`, for
-the twenty-odd keywords these schemas use. This module checks those keywords with
+the nineteen keywords these schemas use. This module checks those keywords with
 jsonschema's messages, instance paths and order, so every line the kit writes about a
 violation (receipts' invalidOutputs, error messages) is what it was; a schema using any other
 keyword, or a ``$ref`` that does not resolve, is refused when the validator is built, so
