@@ -110,7 +110,8 @@ def _report() -> dict[str, Any]:
 
 
 def _receipts() -> list[dict[str, Any]]:
-    """The smallest receipt of each failure code in the committed fixture-agent baseline."""
+    """From the committed fixture-agent baseline, the smallest receipt of each of its first
+    four failures (by their JSON text; ``null``, a success, among them)."""
     smallest: dict[object, dict[str, Any]] = {}
     for receipt in _report()["receipts"]:
         code = json.dumps(receipt["canonical"].get("failure"))
