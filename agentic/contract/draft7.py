@@ -178,7 +178,7 @@ def _is_count(value: JsonValue) -> bool:
 
 
 def _is_number(value: JsonValue) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return _number(value) is not None
 
 
 def _is_names(value: JsonValue) -> bool:
@@ -428,28 +428,28 @@ def _exclusive_minimum(
         yield Violation("exclusiveMinimum", message, path)
 
 
-def _too_few(count: int, least: int) -> str | None:
-    if count >= least:
-        return None
-    return "should be non-empty" if least == 1 else "is too short"
+def _too_few(
+    keyword: str, instance: str | list[object], least: JsonValue, path: InstancePath
+) -> Iterator[Violation]:
+    """``minLength`` and ``minItems``: one wording for a string and an array."""
+    assert isinstance(least, int)
+    if len(instance) < least:
+        wording = "should be non-empty" if least == 1 else "is too short"
+        yield Violation(keyword, f"{instance!r} {wording}", path)
 
 
 def _min_length(
     scope: _Scope, value: JsonValue, instance: object, _s: JsonObject, path: InstancePath
 ) -> Iterator[Violation]:
-    assert isinstance(value, int)
-    wording = _too_few(len(instance), value) if isinstance(instance, str) else None
-    if wording is not None:
-        yield Violation("minLength", f"{instance!r} {wording}", path)
+    if isinstance(instance, str):
+        yield from _too_few("minLength", instance, value, path)
 
 
 def _min_items(
     scope: _Scope, value: JsonValue, instance: object, _s: JsonObject, path: InstancePath
 ) -> Iterator[Violation]:
-    assert isinstance(value, int)
-    wording = _too_few(len(instance), value) if isinstance(instance, list) else None
-    if wording is not None:
-        yield Violation("minItems", f"{instance!r} {wording}", path)
+    if isinstance(instance, list):
+        yield from _too_few("minItems", instance, value, path)
 
 
 def _unique_items(

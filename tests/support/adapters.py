@@ -56,12 +56,12 @@ def suite_catalog() -> Catalog:
     return load_catalog(EXAMPLE_BACKENDS)
 
 
-def _factory(catalog: Catalog, adapter_id: str) -> AdapterFactory:
+def _factory(catalog: Catalog, adapter_id: str, shipped: frozenset[str]) -> AdapterFactory:
     entry = catalog.adapter(adapter_id)
     marks: list[pytest.MarkDecorator] = []
     if entry.spawns_processes:
         marks.append(pytest.mark.real_process)
-    if adapter_id in {config.parent.name for config in shipped_configs()}:
+    if adapter_id in shipped:
         marks.append(pytest.mark.slow)
     reason = entry.unavailable()
     if reason is not None:
@@ -76,7 +76,8 @@ def _factory(catalog: Catalog, adapter_id: str) -> AdapterFactory:
 def factory_params() -> list[object]:
     """One pytest parameter per catalog adapter, identified by its id and carrying its marks."""
     catalog = suite_catalog()
-    factories = [_factory(catalog, adapter_id) for adapter_id in catalog.adapter_ids]
+    shipped = frozenset(config.parent.name for config in shipped_configs())
+    factories = [_factory(catalog, adapter_id, shipped) for adapter_id in catalog.adapter_ids]
     return [pytest.param(f, id=f.name, marks=f.marks) for f in factories]
 
 
