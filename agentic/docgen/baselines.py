@@ -19,7 +19,7 @@ from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.report import Promotion
 from agentic.contract.strict_json import parse_strict
-from agentic.docgen import verdict
+from agentic.docgen import recording, verdict
 from agentic.docgen.markdown import HEADER_NOTE, code, grouped, table
 from agentic.report.markdown import PAIRWISE_LOSS, promotion_uncertainty
 
@@ -35,6 +35,8 @@ BLIND = "sqlite-docs"
 LOCAL_MODEL = "optional/local-model"
 REAL_MODEL = "optional/qwen-sqlite"  # a real model on the blind fixture, beside BLIND
 REAL_MODEL_NAME = "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp's server"
+REAL_MODEL_CACHE = "llm-cache/qwen-sqlite"  # its recorded answers (the catalog's lane entry)
+OBSERVATIONS = "observations.json"
 BACKENDS = "backends/"
 NO_BASELINE = "oracle ceiling (not a baseline)"
 
@@ -434,6 +436,27 @@ def _real_model_section(baselines: Path, lanes: Mapping[str, Lane]) -> list[str]
         *_pairs_text(verdict.adapter_pairs(by_task)),
         *_agreement_text(verdict.rank_agreement(model, scripted)),
         *_causes_text(verdict.failure_causes(document)),
+        *_recording_text(baselines),
+    ]
+
+
+def _recording_text(baselines: Path) -> list[str]:
+    observations = _document(
+        baselines / REAL_MODEL / OBSERVATIONS, f"baselines/{REAL_MODEL}/{OBSERVATIONS}"
+    )
+    cache = baselines / REAL_MODEL_CACHE
+    speed = recording.recording_speed(recording.recorded_pairs(observations["receipts"], cache))
+    answers, size = recording.cache_bytes(cache)
+    stored = f"its {answers} recorded answers take {size / 1e6:.1f} MB ({code(REAL_MODEL_CACHE)})"
+    if not speed.seconds:
+        return [f"No pair's recording time is known (none was recorded in one go); {stored}.", ""]
+    return [
+        f"Recording it on a 2-core machine with no accelerator took a median of "
+        f"{speed.median:.0f} s per pair (slowest {max(speed.seconds):.0f} s), over the "
+        f"{len(speed.seconds)} of {speed.pairs} pairs recorded in one go (the others resumed "
+        "mid-pair, or replayed from the cache whole; "
+        f"{code('python benchmarks/bench.py recorded')}); {stored}.",
+        "",
     ]
 
 

@@ -1,0 +1,93 @@
+"""How long a recorded real-model lane took to record, read from what it committed.
+
+A lane recorded against a live endpoint (``nox -s record``) keeps each pair's end-to-end
+seconds in its ``observations.json`` and each answer in its LLM cache. Those seconds mean
+"recording speed" only for a pair recorded in one go: a recording stopped and resumed answers
+the first steps of the pair it was in from the cache, and a pair replayed whole takes
+milliseconds. A pair was recorded in one go when every answer it used was either asked of the
+endpoint during the pair (the ``created`` second of the cached OpenAI-style body lies in the
+pair's window, with a second of slack either side) or is shared with another pair (the first
+request of a task is the same whichever adapter serves it, so later adapters find it cached).
+
+Pure functions of the committed files; ``benchmarks/bench.py recorded`` prints the same figures
+for a recording under way (from its journal).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agentic.agents.llm_cache import used_keys
+
+SLACK_S = 1.0  # `created` is a whole second
+
+
+@dataclass(frozen=True)
+class RecordedPair:
+    adapter: str
+    seconds: float
+    in_one_go: bool
+
+
+@dataclass(frozen=True)
+class RecordingSpeed:
+    """The pairs recorded in one go, of all the lane's pairs, and their seconds."""
+
+    pairs: int
+    seconds: tuple[float, ...]  # of the pairs recorded in one go
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+def answered_at(cache: Path, key: str) -> float | None:
+    """When the endpoint answered a cached request: the ``created`` second of its completion
+    body; None when the entry is missing or its body names no such second."""
+    path = cache / f"{key}.json"
+    if not path.is_file():
+        return None
+    body = json.loads(path.read_bytes()).get("body")
+    if not isinstance(body, str):
+        return None
+    try:
+        created = json.loads(body).get("created")
+    except (ValueError, AttributeError):
+        return None
+    return float(created) if isinstance(created, (int, float)) else None
+
+
+def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[RecordedPair]:
+    """Each receipt's pair (``{"canonical": ..., "observations": ...}``), told whether it was
+    recorded in one go."""
+    keys = [used_keys(receipt["observations"]["diagnostics"]) or set() for receipt in receipts]
+    users = Counter(key for used in keys for key in used)
+    pairs = []
+    for receipt, used in zip(receipts, keys, strict=True):
+        observations = receipt["observations"]
+        seconds = float(observations["timings"]["endToEnd"]["valueMs"]) / 1000
+        ended = datetime.fromisoformat(str(observations["recordedAt"])).timestamp()
+        own = sorted(key for key in used if users[key] == 1)
+        times = [answered_at(cache, key) for key in own]
+        in_one_go = bool(own) and all(
+            at is not None and ended - seconds - SLACK_S <= at <= ended + SLACK_S for at in times
+        )
+        pairs.append(RecordedPair(str(receipt["canonical"]["adapterId"]), seconds, in_one_go))
+    return pairs
+
+
+def recording_speed(pairs: Sequence[RecordedPair]) -> RecordingSpeed:
+    return RecordingSpeed(len(pairs), tuple(pair.seconds for pair in pairs if pair.in_one_go))
+
+
+def cache_bytes(cache: Path) -> tuple[int, int]:
+    """The cache's answers and their bytes on disk."""
+    entries = sorted(cache.glob("*.json")) if cache.is_dir() else []
+    return len(entries), sum(path.stat().st_size for path in entries)
