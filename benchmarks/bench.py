@@ -1089,7 +1089,9 @@ def _recorded_receipts(baselines: Path) -> tuple[str, list[dict[str, Any]]]:
     journal = journal_folder(baselines / RECORDED_LANE) / PAIRS
     entries = sorted(journal.glob("*.json")) if journal.is_dir() else []
     receipts = [json.loads(entry.read_bytes())["receipt"] for entry in entries]
-    return "journal of the recording under way", receipts
+    # observations.json's shape: the receipt's identity beside its observations
+    pairs = [{**r["canonical"], "observations": r["observations"]} for r in receipts]
+    return "journal of the recording under way", pairs
 
 
 def bench_recorded() -> None:

@@ -31,7 +31,7 @@ def _answer(cache: Path, key: str, created: int | None) -> None:
 def _receipt(adapter: str, keys: list[str], seconds: float) -> dict[str, Any]:
     note = uses_note("record", [EntryUse(key, 200, "0" * 64) for key in keys])
     return {
-        "canonical": {"adapterId": adapter},
+        "adapterId": adapter,
         "observations": {
             "diagnostics": ["llm_usage: 1 of 1 request(s) reported", note],
             "recordedAt": _iso(END),

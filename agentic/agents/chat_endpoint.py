@@ -9,7 +9,8 @@ with a contract failure class and a code (the runner ends the pair with it):
 - it answers 429: waited out per ``Retry-After`` within ``RATE_LIMIT_BUDGET_S`` and
   ``max_retries``, each wait noted; beyond that ``llm_rate_limited``;
 - a 400 that says the request is longer than the model's context: ``agent_context_exceeded``,
-  the agent's failure (the agent let its conversation grow past the model);
+  the agent's failure (the agent let its conversation grow past the model, or the model its own
+  reply); recorded in the cache like an answer, so a replay ends the pair the same way;
 - any other status that is not 2xx: ``llm_endpoint_failed`` (4xx: the request was refused,
   usually a wrong model name, key or URL; 5xx: the endpoint broke);
 - a body over ``MAX_RESPONSE_BYTES`` (the reply is streamed and reading stops at the cap, so a
@@ -22,12 +23,12 @@ agent's failure, as for every agent. Nothing is retried but a 429, and nothing i
 Secrets stay here. The settings carry every secret this endpoint holds (the key, the URL's
 credentials): each body received, live or replayed, has them replaced by ``<secret>`` before it is
 cached or read (so no receipt, cache entry or message can hold them), every message names the URL
-as ``recorded_url`` writes it, and an error response is never cached.
+as ``recorded_url`` writes it, and an error response is never cached (but the context refusal
+above, whose body the endpoint words from token counts, scrubbed like any other).
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,6 +43,8 @@ from agentic.agents.llm_cache import (
     Exchange,
     LlmCache,
     Response,
+    is_context_refusal,
+    is_recordable,
     is_success,
     uses_note,
 )
@@ -57,13 +60,6 @@ RATE_LIMIT_BUDGET_S = 60.0  # the most a pair waits out 429s in total
 DEFAULT_RETRY_AFTER_S = 1.0
 EXCERPT_CHARS = 200  # of a failed reply's body, in its one-line reason
 ERROR_BODY_BYTES = 64 * 1024  # of a failed reply, read for its excerpt only
-# How endpoints say a request is longer than the model's context: OpenAI's error code, and the
-# messages of llama.cpp's server, vLLM and others.
-_TOO_LONG = re.compile(
-    r"context_length_exceeded|exceeds? (?:the )?(?:model's )?context (?:window|length|size)"
-    r"|maximum context length",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -209,8 +205,9 @@ class Endpoint:
             response = self._scrubbed(stored)
         else:
             response = self._scrubbed(self._live(exchange))
-            # An error answer is the run's failure, not an answer to replay.
-            if self.cache is not None and is_success(response.status):
+            # An error answer is the run's failure, not an answer to replay; a refusal of an
+            # over-long request is the agent's failure, replayed as it happened.
+            if self.cache is not None and is_recordable(response.status, response.body):
                 self.cache.store(exchange, response)
                 self.cache_uses.append(EntryUse.of(exchange, response))
         return _decoded(exchange, response)
@@ -266,7 +263,7 @@ class Endpoint:
 def _decoded(exchange: Exchange, response: Response) -> JsonObject:
     """The body as a JSON object, read by the strict parser (never ``json.loads``: a deeply
     nested reply must be a failure code, not a RecursionError)."""
-    if response.status == 400 and _TOO_LONG.search(response.body):
+    if is_context_refusal(response.status, response.body):
         # The model's context, not the endpoint, is what failed: the agent's request grew past
         # it. That is the agent's failure (an excluded pair would flatter the backends whose
         # results are longest).

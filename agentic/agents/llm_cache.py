@@ -8,14 +8,16 @@ HTTP status and the body text, as received) under the key, with the body's own s
 requests were all recorded reruns with the endpoint down, to the same receipts. ``off`` is no
 cache at all.
 
-One entry is one file, ``<DIR>/<key>.json``, written atomically. Only a 2xx answer is recorded:
-an error response (a refused key, a broken endpoint) or a transport failure is the run's failure,
-never an answer to replay, and its body may quote what was sent (a key). An entry is read as
-strictly as every other input and held to what live mode accepts: a regular file, never a link,
+One entry is one file, ``<DIR>/<key>.json``, written atomically. Only an answer is recorded: a
+2xx, or the endpoint's refusal of a request longer than the model's context (``is_context_refusal``:
+the agent's failure, ``agent_context_exceeded``, which a replay must reproduce like any answer).
+Any other error response (a refused key, a broken endpoint) or a transport failure is the run's
+failure, never an answer to replay, and its body may quote what was sent (a key). An entry is read
+as strictly as every other input and held to what live mode accepts: a regular file, never a link,
 of at most ``MAX_ENTRY_BYTES`` (checked before a byte is read), strict JSON, the closed shape
-below, its key equal to the hash of its request, a 2xx status, and a body within the live cap
-``MAX_RESPONSE_BYTES`` equal to its hash. A request missing in replay, or an entry that fails a
-check, is a ContractError (exit 2): a replayed lane is whole or it does not run.
+below, its key equal to the hash of its request, a recordable status and body, and a body within
+the live cap ``MAX_RESPONSE_BYTES`` equal to its hash. A request missing in replay, or an entry
+that fails a check, is a ContractError (exit 2): a replayed lane is whole or it does not run.
 
 ``entries_digest`` names the entries a pair used (each one's key, status and body hash, in the
 order asked), so two replays from caches that differ only where no receipt looks still differ in
@@ -51,8 +53,28 @@ MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 MAX_ENTRY_BYTES = 32 * 1024 * 1024
 
 
+# How endpoints say a request is longer than the model's context: OpenAI's error code, and the
+# messages of llama.cpp's server, vLLM and others.
+_TOO_LONG = re.compile(
+    r"context_length_exceeded|exceeds? (?:the )?(?:model's )?context (?:window|length|size)"
+    r"|maximum context length",
+    re.IGNORECASE,
+)
+
+
 def is_success(status: int) -> bool:
     return 200 <= status < 300
+
+
+def is_context_refusal(status: int, body: str) -> bool:
+    """Whether the endpoint refused the request as longer than the model's context."""
+    return status == 400 and _TOO_LONG.search(body) is not None
+
+
+def is_recordable(status: int, body: str) -> bool:
+    """Whether a response is an answer the cache keeps: what the model did, never what the
+    endpoint or the network failed to do."""
+    return is_success(status) or is_context_refusal(status, body)
 
 
 @dataclass(frozen=True)
@@ -152,7 +174,7 @@ class LlmCache:
         return read_input_file(path, code="llm_cache_corrupt", max_bytes=MAX_ENTRY_BYTES)
 
     def store(self, exchange: Exchange, response: Response) -> None:
-        if not is_success(response.status):
+        if not is_recordable(response.status, response.body):
             raise ValueError(f"HTTP {response.status} is an error response, never recorded")
         entry = {
             "format": ENTRY_FORMAT,
@@ -172,7 +194,7 @@ class LlmCache:
 
 def _check_answer(source: str, stored: _Stored) -> None:
     """What live mode would have refused is refused on replay too."""
-    if not is_success(stored.status):
+    if not is_recordable(stored.status, stored.body):
         raise ContractError(
             "llm_cache_corrupt",
             f"{source}: HTTP {stored.status}, an error response is never recorded",

@@ -706,7 +706,8 @@ ENTRIES: tuple[ErrorCode, ...] = (
         True,
         "an entry of the LLM record/replay cache fails its checks: a link or not a regular "
         "file, not strict JSON, not the entry shape, its request or its body hash differ, an "
-        "error status (never recorded), or a body over the live reply cap",
+        "error status (never recorded, but a refusal of a request longer than the model's "
+        "context), or a body over the live reply cap",
     ),
     ErrorCode(
         "llm_cache_miss",

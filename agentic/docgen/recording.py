@@ -65,8 +65,8 @@ def answered_at(cache: Path, key: str) -> float | None:
 
 
 def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[RecordedPair]:
-    """Each receipt's pair (``{"canonical": ..., "observations": ...}``), told whether it was
-    recorded in one go."""
+    """Each pair (a receipt of ``observations.json``: its ``adapterId`` and ``observations``),
+    told whether it was recorded in one go."""
     keys = [used_keys(receipt["observations"]["diagnostics"]) or set() for receipt in receipts]
     users = Counter(key for used in keys for key in used)
     pairs = []
@@ -79,7 +79,7 @@ def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[R
         in_one_go = bool(own) and all(
             at is not None and ended - seconds - SLACK_S <= at <= ended + SLACK_S for at in times
         )
-        pairs.append(RecordedPair(str(receipt["canonical"]["adapterId"]), seconds, in_one_go))
+        pairs.append(RecordedPair(str(receipt["adapterId"]), seconds, in_one_go))
     return pairs
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from agentic.agents.base import AgentStepError, KeepsStepDeadline
 from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
+from agentic.agents.llm_cache import LlmCache
 from agentic.agents.openai_chat import (
     FINAL_ONLY_NOTE,
     FINAL_TOOL,
@@ -43,7 +44,11 @@ def config_file(tmp_path: Path, base_url: str = "http://127.0.0.1:1/v1", **keys:
 
 
 def session(
-    tmp_path: Path, fixture: Fixture, endpoint: FakeEndpoint, **keys: Any
+    tmp_path: Path,
+    fixture: Fixture,
+    endpoint: FakeEndpoint,
+    cache: LlmCache | None = None,
+    **keys: Any,
 ) -> OpenAIChatSession:
     config = load_agent_config(config_file(tmp_path, endpoint.base_url, **keys))
     settings = EndpointSettings(
@@ -51,7 +56,7 @@ def session(
     )
     task = fixture.tasks[0]
     tools = function_tools(tool_definitions(), task)
-    return OpenAIChatSession(config, Endpoint(settings, None), task, tools, 1)
+    return OpenAIChatSession(config, Endpoint(settings, cache), task, tools, 1)
 
 
 def message_reply(content: str, usage: dict[str, int] | None = None) -> Reply:
@@ -204,6 +209,24 @@ def test_an_endpoint_refusing_a_long_request_is_the_agents_failure(
         "agent_error",
         "agent_context_exceeded",
     )
+
+
+def test_an_endpoints_refusal_of_a_long_request_is_recorded_and_replays_the_same_failure(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    error = {"error": {"code": "context_length_exceeded", "message": "Requested tokens exceed"}}
+    fake = FakeEndpoint(policy=lambda body: json_reply(error, status=400))
+    cache = tmp_path / "cache"
+    codes = []
+    with serving(fake) as endpoint:
+        for mode in ("record", "replay"):
+            chat = session(tmp_path, tiny_fixture, endpoint, cache=LlmCache(cache, mode))
+            with pytest.raises(AgentStepError) as raised:
+                chat.next_step(())
+            codes.append(raised.value.code)
+    assert codes == ["agent_context_exceeded", "agent_context_exceeded"]
+    assert len(fake.requests) == 1  # the replay asked nothing
+    assert [json.loads(p.read_bytes())["status"] for p in cache.iterdir()] == [400]
 
 
 # --- what the reply becomes ---------------------------------------------------------------------

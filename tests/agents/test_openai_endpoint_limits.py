@@ -170,6 +170,17 @@ def test_a_recorded_error_response_is_refused_on_replay(tmp_path: Path) -> None:
     assert "HTTP 401" in failure.message
 
 
+def test_a_recorded_context_refusal_replays_as_it_was_answered(tmp_path: Path) -> None:
+    body = '{"error": {"code": "context_length_exceeded"}}'
+    _write_entry(tmp_path, 400, body)
+    assert LlmCache(tmp_path, "replay").load(EXCHANGE) == Response(400, body)
+
+
+def test_a_recorded_400_that_is_no_context_refusal_is_refused_on_replay(tmp_path: Path) -> None:
+    _write_entry(tmp_path, 400, '{"error": "unknown model"}')
+    assert _replay_failure(tmp_path).code == "llm_cache_corrupt"
+
+
 def test_storing_an_error_response_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="never recorded"):
         LlmCache(tmp_path, "record").store(EXCHANGE, Response(500, "{}"))
