@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentic.contract.codes import CODES
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.report import Promotion
@@ -37,6 +38,7 @@ REAL_MODEL = "optional/qwen-sqlite"  # a real model on the blind fixture, beside
 REAL_MODEL_NAME = "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp's server"
 REAL_MODEL_CACHE = "llm-cache/qwen-sqlite"  # its recorded answers (the catalog's lane entry)
 OBSERVATIONS = "observations.json"
+FAILURE = "failure "  # a primary cause that is a receipt's failure code (docgen/verdict.py)
 BACKENDS = "backends/"
 NO_BASELINE = "oracle ceiling (not a baseline)"
 
@@ -453,8 +455,9 @@ def _recording_text(baselines: Path) -> list[str]:
     return [
         f"Recording it on a 2-core machine with no accelerator took a median of "
         f"{speed.median:.0f} s per pair (slowest {max(speed.seconds):.0f} s), over the "
-        f"{len(speed.seconds)} of {speed.pairs} pairs recorded in one go (the others resumed "
-        "mid-pair, or replayed from the cache whole; "
+        f"{len(speed.seconds)} of {speed.pairs} pairs known to be recorded in one go (the "
+        "others resumed mid-pair, replayed from the cache whole, or their notes name too few "
+        "of their answers; "
         f"{code('python benchmarks/bench.py recorded')}); {stored}.",
         "",
     ]
@@ -529,7 +532,15 @@ def _causes_text(causes: Mapping[str, Counter[str]]) -> list[str]:
         "",
         table(["adapter", "failed", "causes"], rows, numeric=(1,)),
         "",
+        *_glossary(sorted({cause for counted in causes.values() for cause in counted})),
     ]
+
+
+def _glossary(causes: Sequence[str]) -> list[str]:
+    """What each failure code among ``causes`` means, from the code table."""
+    named = [cause.removeprefix(FAILURE) for cause in causes if cause.startswith(FAILURE)]
+    lines = [f"- {code(name)}: {CODES[name].meaning}" for name in named if name in CODES]
+    return [*lines, ""] if lines else []
 
 
 def _by_count(counted: Counter[str]) -> list[tuple[str, int]]:
