@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentic.agents.llm_cache import EntryUse, uses_note
+from agentic.agents.llm_cache import EntryUse, uses_notes
 from agentic.docgen.recording import cache_bytes, recorded_pairs, recording_speed
 
 END = 1_796_600_000  # the pairs below end at this second
@@ -29,11 +29,15 @@ def _answer(cache: Path, key: str, created: int | None) -> None:
 
 
 def _receipt(adapter: str, keys: list[str], seconds: float) -> dict[str, Any]:
-    note = uses_note("record", [EntryUse(key, 200, "0" * 64) for key in keys])
+    notes = uses_notes("record", [EntryUse(key, 200, "0" * 64) for key in keys])
+    return _observed(adapter, notes, seconds)
+
+
+def _observed(adapter: str, notes: list[str], seconds: float) -> dict[str, Any]:
     return {
         "adapterId": adapter,
         "observations": {
-            "diagnostics": ["llm_usage: 1 of 1 request(s) reported", note],
+            "diagnostics": ["llm_usage: 1 of 1 request(s) reported", *notes],
             "recordedAt": _iso(END),
             "timings": {"endToEnd": {"valueMs": seconds * 1000, "unavailableReason": None}},
         },
@@ -73,6 +77,23 @@ def test_an_answer_shared_with_another_pair_does_not_count_against_it(tmp_path: 
         _receipt("lexical", [shared, _key("d")], 20.0),
     ]
     assert [pair.in_one_go for pair in recorded_pairs(receipts, tmp_path)] == [True, True]
+
+
+def test_a_pair_is_judged_by_the_first_answer_of_its_own(tmp_path: Path) -> None:
+    # Every later answer carries the first in its conversation: it cannot be older.
+    _answer(tmp_path, _key("a"), END - 8)
+    (pair,) = recorded_pairs([_receipt("lexical", [_key("a"), _key("never-read")], 10.0)], tmp_path)
+    assert pair.in_one_go
+
+
+def test_a_single_note_of_the_older_kind_clipped_short_is_read_as_far_as_it_goes(
+    tmp_path: Path,
+) -> None:
+    _answer(tmp_path, _key("a"), END - 9_000)
+    _answer(tmp_path, _key("b"), END - 2)
+    clipped = f"llm_cache record: 3 entries ({_key('a')} {_key('b')} {_key('c')[:20]}"
+    (resumed,) = recorded_pairs([_observed("qmd-lex", [clipped], 10.0)], tmp_path)
+    assert not resumed.in_one_go
 
 
 def test_a_pair_that_asked_nothing_of_its_own_is_not_recorded_in_one_go(tmp_path: Path) -> None:

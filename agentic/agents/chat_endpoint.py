@@ -46,7 +46,7 @@ from agentic.agents.llm_cache import (
     is_context_refusal,
     is_recordable,
     is_success,
-    uses_note,
+    uses_notes,
 )
 from agentic.contract.credentials import NO_SECRETS, Secrets, recorded_url, url_secrets
 from agentic.contract.errors import ContractError
@@ -216,7 +216,7 @@ class Endpoint:
         """What the pair's observations record of the cache entries it used."""
         if self.cache is None or not self.cache_uses:
             return []
-        return [uses_note(self.cache.mode, self.cache_uses)]
+        return uses_notes(self.cache.mode, self.cache_uses)
 
     def _scrubbed(self, response: Response) -> Response:
         return Response(response.status, self.settings.secrets.scrub(response.body))

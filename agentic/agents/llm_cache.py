@@ -209,32 +209,66 @@ def _check_answer(source: str, stored: _Stored) -> None:
         raise ContractError("llm_cache_corrupt", f"{source}: its body fails its sha256")
 
 
-def uses_note(mode: CacheMode, uses: Sequence[EntryUse]) -> str:
-    """What a pair's observations say of the entries it used: how many, their keys (what a
-    pruned cache must keep, ``used_keys``) and their digest."""
-    keys = " ".join(use.key for use in uses)
+def uses_notes(mode: CacheMode, uses: Sequence[EntryUse]) -> list[str]:
+    """What a pair's observations say of the entries it used: one note per answer, naming its
+    key (what a pruned cache must keep, ``used_keys``), then their count and digest. One note
+    per key because a diagnostic is clipped to ``redaction.MAX_MESSAGE`` characters: a single
+    note listing every key lost all but the first two."""
     count = len(uses)
-    return (
-        f"llm_cache {mode}: {count} entr{'y' if count == 1 else 'ies'} ({keys}), "
+    named = [
+        f"llm_cache {mode}: answer {index} of {count} {use.key}"
+        for index, use in enumerate(uses, start=1)
+    ]
+    digest = (
+        f"llm_cache {mode}: {count} entr{'y' if count == 1 else 'ies'}, "
         f"digest sha256:{entries_digest(uses)}"
     )
+    return [*named, digest]
 
 
-# ``uses_note``'s shape, read back.
-_USES_NOTE = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]+)\), digest ")
+# ``uses_notes``' shapes, read back; _LISTED is the single note written before one per answer.
+_ANSWER = re.compile(r"llm_cache (?:record|replay): answer \d+ of \d+ ([0-9a-f]{64})\Z")
+_DIGEST = re.compile(
+    r"llm_cache (?:record|replay): (\d+) entr(?:y|ies), digest sha256:[0-9a-f]{64}\Z"
+)
+_LISTED = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]+)\), digest ")
 
 
 def used_keys(notes: Iterable[str]) -> set[str] | None:
     """The cache keys named by a lane's ``llm_cache`` notes (every pair's diagnostics); None
-    when a note names none (written before notes named keys): nothing may then be pruned."""
+    when the notes do not name every answer they count (written before notes named keys, or
+    clipped): nothing may then be pruned."""
     keys: set[str] = set()
+    named = counted = 0
     for note in notes:
         if not note.startswith("llm_cache "):
             continue
-        found = _USES_NOTE.match(note)
-        if found is None:
+        if (answer := _ANSWER.match(note)) is not None:
+            keys.add(answer.group(1))
+            named += 1
+        elif (digest := _DIGEST.match(note)) is not None:
+            counted += int(digest.group(1))
+        elif (listed := _LISTED.match(note)) is not None:
+            keys.update(listed.group(1).split())
+        else:
             return None
-        keys.update(found.group(1).split())
+    return keys if named == counted else None
+
+
+# The start of a note of the older kind, as far as its list of keys goes before any clipping.
+_LISTED_START = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]*)")
+
+
+def asked_order(notes: Iterable[str]) -> list[str]:
+    """The keys one pair's ``llm_cache`` notes name, in the order the pair asked them. Unlike
+    ``used_keys`` it reads a note of the older kind clipped short too: the keys that survived
+    whole are the first ones asked, which is all a reading of the order needs."""
+    keys: list[str] = []
+    for note in notes:
+        if (answer := _ANSWER.match(note)) is not None:
+            keys.append(answer.group(1))
+        elif (listed := _LISTED_START.match(note)) is not None:
+            keys.extend(key for key in listed.group(1).split() if len(key) == 64)
     return keys
 
 

@@ -4,10 +4,11 @@ A lane recorded against a live endpoint (``nox -s record``) keeps each pair's en
 seconds in its ``observations.json`` and each answer in its LLM cache. Those seconds mean
 "recording speed" only for a pair recorded in one go: a recording stopped and resumed answers
 the first steps of the pair it was in from the cache, and a pair replayed whole takes
-milliseconds. A pair was recorded in one go when every answer it used was either asked of the
+milliseconds. A pair was recorded in one go when the first answer of its own was asked of the
 endpoint during the pair (the ``created`` second of the cached OpenAI-style body lies in the
-pair's window, with a second of slack either side) or is shared with another pair (the first
-request of a task is the same whichever adapter serves it, so later adapters find it cached).
+pair's window, with a second of slack either side). Answers shared with another pair say
+nothing: the first request of a task is the same whichever adapter serves it, so later
+adapters find it cached.
 
 Pure functions of the committed files; ``benchmarks/bench.py recorded`` prints the same figures
 for a recording under way (from its journal).
@@ -24,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentic.agents.llm_cache import used_keys
+from agentic.agents.llm_cache import asked_order
 
 SLACK_S = 1.0  # `created` is a whole second
 
@@ -66,19 +67,19 @@ def answered_at(cache: Path, key: str) -> float | None:
 
 def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[RecordedPair]:
     """Each pair (a receipt of ``observations.json``: its ``adapterId`` and ``observations``),
-    told whether it was recorded in one go."""
-    keys = [used_keys(receipt["observations"]["diagnostics"]) or set() for receipt in receipts]
-    users = Counter(key for used in keys for key in used)
+    told whether it was recorded in one go: whether the first answer it asked that no other
+    pair asked was answered during the pair. Every later request of the pair carries that
+    answer in its conversation, so it cannot have been answered earlier either."""
+    asked = [asked_order(receipt["observations"]["diagnostics"]) for receipt in receipts]
+    users = Counter(key for keys in asked for key in set(keys))
     pairs = []
-    for receipt, used in zip(receipts, keys, strict=True):
+    for receipt, keys in zip(receipts, asked, strict=True):
         observations = receipt["observations"]
         seconds = float(observations["timings"]["endToEnd"]["valueMs"]) / 1000
         ended = datetime.fromisoformat(str(observations["recordedAt"])).timestamp()
-        own = sorted(key for key in used if users[key] == 1)
-        times = [answered_at(cache, key) for key in own]
-        in_one_go = bool(own) and all(
-            at is not None and ended - seconds - SLACK_S <= at <= ended + SLACK_S for at in times
-        )
+        own = next((key for key in keys if users[key] == 1), None)
+        at = None if own is None else answered_at(cache, own)
+        in_one_go = at is not None and ended - seconds - SLACK_S <= at <= ended + SLACK_S
         pairs.append(RecordedPair(str(receipt["adapterId"]), seconds, in_one_go))
     return pairs
 
