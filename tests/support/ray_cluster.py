@@ -27,6 +27,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 START_TIMEOUT_S = 180
+# The authoritative lane on two one-CPU nodes takes 1 to 2 minutes; a run still going after
+# this is stuck (a lost task Ray never reports), and is stopped with what it printed.
+RUN_TIMEOUT_S = 900
 # No usage reports; no token auth, which would write ~/.ray/auth_token (the cluster listens on
 # 127.0.0.1 only); the driver (the test process) must run with the same RAY_AUTH_MODE.
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
@@ -110,15 +113,28 @@ def run_on_cluster(nodes: int, agentic_args: list[str]) -> int:
     stderr is passed through and must hold a Ray line naming every node."""
     with local_cluster(cpus=1, nodes=nodes) as address:
         command = [sys.executable, "-m", "agentic", *agentic_args, "--ray-address", address]
-        done = subprocess.run(
-            command, stderr=subprocess.PIPE, text=True, env={**os.environ, **RAY_ENV}, check=False
-        )
+        try:
+            done = subprocess.run(
+                command, stderr=subprocess.PIPE, text=True, env={**os.environ, **RAY_ENV},
+                check=False, timeout=RUN_TIMEOUT_S,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as stuck:
+            sys.stderr.write(_text(stuck.stderr))
+            print(f"ray_cluster: the run was stopped after {RUN_TIMEOUT_S} s", file=sys.stderr)
+            return 1
     sys.stderr.write(done.stderr)
     spread = RAY_LINE.search(done.stderr)
     if spread is None or int(spread.group(2)) != nodes:
         print(f"ray_cluster: the run did not use all {nodes} nodes", file=sys.stderr)
         return done.returncode or 1
     return done.returncode
+
+
+def _text(output: str | bytes | None) -> str:
+    # TimeoutExpired keeps what was read as bytes even when the run decoded text.
+    if isinstance(output, bytes):
+        return output.decode(errors="replace")
+    return output or ""
 
 
 def main(argv: list[str]) -> int:
