@@ -1118,6 +1118,10 @@ def bench_recorded() -> None:
         report("seconds per pair recorded in one go, median", speed.median, "s",
                RECORDED_PAIR_TARGET_S, higher_is_better=False)  # fmt: skip
         print(f"  {'seconds per pair, p95':<44} {percentile(list(speed.seconds), 0.95):>12.1f}")
+        if speed.median_tokens is not None:  # what the seconds went on: prompts, or answers
+            for label, tokens in zip(("prompt", "completion"), speed.median_tokens, strict=True):
+                name = f"{label} tokens per pair, median"
+                print(f"  {name:<44} {tokens:>12.0f}")
         for adapter in sorted({pair.adapter for pair in pairs if pair.in_one_go}):
             mine = recording_speed([pair for pair in pairs if pair.adapter == adapter])
             label = f"  {adapter} ({len(mine.seconds)} pairs), median"

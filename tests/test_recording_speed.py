@@ -29,15 +29,18 @@ def _answer(cache: Path, key: str, created: int | None) -> None:
 
 
 def _receipt(adapter: str, keys: list[str], seconds: float) -> dict[str, Any]:
-    notes = uses_notes("record", [EntryUse(key, 200, "0" * 64) for key in keys])
-    return _observed(adapter, notes, seconds)
+    return _observed(adapter, ["llm_usage: 1 of 1 request(s) reported", *_notes(keys)], seconds)
+
+
+def _notes(keys: list[str]) -> list[str]:
+    return uses_notes("record", [EntryUse(key, 200, "0" * 64) for key in keys])
 
 
 def _observed(adapter: str, notes: list[str], seconds: float) -> dict[str, Any]:
     return {
         "adapterId": adapter,
         "observations": {
-            "diagnostics": ["llm_usage: 1 of 1 request(s) reported", *notes],
+            "diagnostics": notes,
             "recordedAt": _iso(END),
             "timings": {"endToEnd": {"valueMs": seconds * 1000, "unavailableReason": None}},
         },
@@ -122,6 +125,17 @@ def test_the_speed_is_the_median_of_the_pairs_recorded_in_one_go_only(tmp_path: 
     ]
     speed = recording_speed(recorded_pairs(receipts, tmp_path))
     assert (speed.pairs, speed.seconds, speed.median) == (3, (40.0, 60.0), 50.0)
+
+
+def test_the_tokens_are_those_of_the_pairs_recorded_in_one_go(tmp_path: Path) -> None:
+    _answer(tmp_path, _key("a"), END - 30)
+    _answer(tmp_path, _key("b"), END - 9_000)
+    usage = "llm_usage: {} of {} request(s) reported, {} prompt and {} completion tokens"
+    receipts = [
+        _observed("lexical", [usage.format(2, 2, 900, 30), *_notes([_key("a")])], 40.0),
+        _observed("lexical", [usage.format(1, 1, 5_000, 7), *_notes([_key("b")])], 0.1),
+    ]
+    assert recording_speed(recorded_pairs(receipts, tmp_path)).median_tokens == (900, 30)
 
 
 def test_the_cache_is_counted_in_answers_and_bytes(tmp_path: Path) -> None:

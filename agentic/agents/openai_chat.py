@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -479,6 +479,21 @@ class Usage:
             f"llm_usage: {self.reported} of {self.requests} request(s) reported, "
             f"{self.prompt_tokens} prompt and {self.completion_tokens} completion tokens"
         ]
+
+
+# ``Usage.note``'s shape, read back.
+_USAGE_NOTE = re.compile(
+    r"llm_usage: \d+ of \d+ request\(s\) reported, (\d+) prompt and (\d+) completion tokens\Z"
+)
+
+
+def reported_tokens(notes: Iterable[str]) -> tuple[int, int] | None:
+    """The prompt and completion tokens a pair's notes say its endpoint reported; None when
+    the endpoint reported none."""
+    for note in notes:
+        if (usage := _USAGE_NOTE.match(note)) is not None:
+            return int(usage.group(1)), int(usage.group(2))
+    return None
 
 
 class OpenAIChatSession:

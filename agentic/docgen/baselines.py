@@ -458,9 +458,20 @@ def _recording_text(baselines: Path) -> list[str]:
         f"{len(speed.seconds)} of {speed.pairs} pairs known to be recorded in one go (the "
         "others resumed mid-pair, replayed from the cache whole, or their notes name too few "
         "of their answers; "
-        f"{code('python benchmarks/bench.py recorded')}); {stored}.",
+        f"{code('python benchmarks/bench.py recorded')}); {stored}.{_tokens_text(speed)}",
         "",
     ]
+
+
+def _tokens_text(speed: recording.RecordingSpeed) -> str:
+    if speed.median_tokens is None:
+        return ""
+    prompt, completion = speed.median_tokens
+    return (
+        f" The time goes on reading, not writing: the median such pair sent {prompt:,.0f} "
+        "prompt tokens (its requests together; the server evaluates what each adds to the "
+        f"last) and got {completion:,.0f} back."
+    )
 
 
 def _trials(count: int) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic.agents.llm_cache import asked_order
+from agentic.agents.openai_chat import reported_tokens
 
 SLACK_S = 1.0  # `created` is a whole second
 
@@ -35,18 +36,29 @@ class RecordedPair:
     adapter: str
     seconds: float
     in_one_go: bool
+    tokens: tuple[int, int] | None  # prompt and completion, as the endpoint reported them
 
 
 @dataclass(frozen=True)
 class RecordingSpeed:
-    """The pairs recorded in one go, of all the lane's pairs, and their seconds."""
+    """The pairs recorded in one go, of all the lane's pairs: their seconds, and the prompt
+    and completion tokens of those whose endpoint reported them (what the seconds went on)."""
 
     pairs: int
-    seconds: tuple[float, ...]  # of the pairs recorded in one go
+    seconds: tuple[float, ...]
+    prompt_tokens: tuple[int, ...]
+    completion_tokens: tuple[int, ...]
 
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def median_tokens(self) -> tuple[float, float] | None:
+        """The median pair's prompt and completion tokens; None when none was reported."""
+        if not self.prompt_tokens:
+            return None
+        return statistics.median(self.prompt_tokens), statistics.median(self.completion_tokens)
 
 
 def answered_at(cache: Path, key: str) -> float | None:
@@ -80,12 +92,20 @@ def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[R
         own = next((key for key in keys if users[key] == 1), None)
         at = None if own is None else answered_at(cache, own)
         in_one_go = at is not None and ended - seconds - SLACK_S <= at <= ended + SLACK_S
-        pairs.append(RecordedPair(str(receipt["adapterId"]), seconds, in_one_go))
+        tokens = reported_tokens(observations["diagnostics"])
+        pairs.append(RecordedPair(str(receipt["adapterId"]), seconds, in_one_go, tokens))
     return pairs
 
 
 def recording_speed(pairs: Sequence[RecordedPair]) -> RecordingSpeed:
-    return RecordingSpeed(len(pairs), tuple(pair.seconds for pair in pairs if pair.in_one_go))
+    timed = [pair for pair in pairs if pair.in_one_go]
+    tokens = [pair.tokens for pair in timed if pair.tokens is not None]
+    return RecordingSpeed(
+        len(pairs),
+        tuple(pair.seconds for pair in timed),
+        tuple(prompt for prompt, _ in tokens),
+        tuple(completion for _, completion in tokens),
+    )
 
 
 def cache_bytes(cache: Path) -> tuple[int, int]:

@@ -20,6 +20,7 @@ from agentic.agents.openai_chat import (
     OpenAIChatSession,
     function_tools,
     load_agent_config,
+    reported_tokens,
     step_text,
     text_tool_call,
 )
@@ -281,6 +282,11 @@ def test_the_endpoints_token_usage_is_noted(tmp_path: Path, tiny_fixture: Fixtur
     assert "llm_usage: 2 of 2 request(s) reported, 1800 prompt and 80 completion tokens" in (
         chat.notes()
     )
+    assert reported_tokens(chat.notes()) == (1800, 80)
+
+
+def test_no_tokens_are_read_from_notes_of_an_endpoint_that_reported_none() -> None:
+    assert reported_tokens(["llm_cache replay: 0 entries, digest sha256:" + "0" * 64]) is None
 
 
 def test_the_step_deadline_is_the_configs(tmp_path: Path, tiny_fixture: Fixture) -> None:
