@@ -226,12 +226,14 @@ def uses_notes(mode: CacheMode, uses: Sequence[EntryUse]) -> list[str]:
     return [*named, digest]
 
 
-# ``uses_notes``' shapes, read back; _LISTED is the single note written before one per answer.
+# ``uses_notes``' shapes, read back. _LISTED_START is the single note written before one per
+# answer, as far as its list of keys goes before any clipping; _LISTED is that note whole.
 _ANSWER = re.compile(r"llm_cache (?:record|replay): answer \d+ of \d+ ([0-9a-f]{64})\Z")
 _DIGEST = re.compile(
     r"llm_cache (?:record|replay): (\d+) entr(?:y|ies), digest sha256:[0-9a-f]{64}\Z"
 )
-_LISTED = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]+)\), digest ")
+_LISTED_START = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]*)")
+_LISTED = re.compile(_LISTED_START.pattern + r"\), digest ")
 
 
 def used_keys(notes: Iterable[str]) -> set[str] | None:
@@ -253,10 +255,6 @@ def used_keys(notes: Iterable[str]) -> set[str] | None:
         else:
             return None
     return keys if named == counted else None
-
-
-# The start of a note of the older kind, as far as its list of keys goes before any clipping.
-_LISTED_START = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]*)")
 
 
 def asked_order(notes: Iterable[str]) -> list[str]:

@@ -46,8 +46,7 @@ class RecordingSpeed:
 
     pairs: int
     seconds: tuple[float, ...]
-    prompt_tokens: tuple[int, ...]
-    completion_tokens: tuple[int, ...]
+    tokens: tuple[tuple[int, int], ...]  # prompt and completion
 
     @property
     def median(self) -> float:
@@ -56,9 +55,10 @@ class RecordingSpeed:
     @property
     def median_tokens(self) -> tuple[float, float] | None:
         """The median pair's prompt and completion tokens; None when none was reported."""
-        if not self.prompt_tokens:
+        if not self.tokens:
             return None
-        return statistics.median(self.prompt_tokens), statistics.median(self.completion_tokens)
+        prompts, completions = zip(*self.tokens, strict=True)
+        return statistics.median(prompts), statistics.median(completions)
 
 
 def answered_at(cache: Path, key: str) -> float | None:
@@ -99,12 +99,10 @@ def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[R
 
 def recording_speed(pairs: Sequence[RecordedPair]) -> RecordingSpeed:
     timed = [pair for pair in pairs if pair.in_one_go]
-    tokens = [pair.tokens for pair in timed if pair.tokens is not None]
     return RecordingSpeed(
         len(pairs),
         tuple(pair.seconds for pair in timed),
-        tuple(prompt for prompt, _ in tokens),
-        tuple(completion for _, completion in tokens),
+        tuple(pair.tokens for pair in timed if pair.tokens is not None),
     )
 
 
