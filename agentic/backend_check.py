@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.adapters.errors import AdapterError
 from agentic.fixture.loader import Fixture
 from agentic.runner.catalog import Catalog
@@ -44,14 +45,20 @@ def sample_query(fixture: Fixture) -> str:
 
 
 def check_backend(
-    catalog: Catalog, adapter_id: str, fixture: Fixture, *, timeout_s: float
+    catalog: Catalog,
+    adapter_id: str,
+    fixture: Fixture,
+    *,
+    timeout_s: float,
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S,
 ) -> BackendCheck:
-    """Prepare, attach and search once; the first step that fails is the verdict."""
+    """Prepare (within ``prepare_timeout_s``), attach and search once (each within
+    ``timeout_s``); the first step that fails is the verdict."""
     adapter = catalog.build_adapter(adapter_id, fixture.snapshot, {})
     step = "prepare"
     with tempfile.TemporaryDirectory(prefix="agentic-check-") as root:
         try:
-            prepared = adapter.prepare(fixture.snapshot, Path(root), timeout_s=timeout_s)
+            prepared = adapter.prepare(fixture.snapshot, Path(root), timeout_s=prepare_timeout_s)
             step = "attach"
             session = adapter.attach(prepared, timeout_s=timeout_s)
             try:

@@ -16,12 +16,18 @@ import os
 import shutil
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 
 SESSION_ENV = "AGENTIC_BACKEND_SESSION"
 _PR_SET_CHILD_SUBREAPER = 36
+# Field 22 of /proc/PID/stat (starttime), counted after the command name as here.
+_STARTTIME_FIELD = 19
+# How long a kill waits for the descendants it killed to die and be re-parented here.
+_REAP_WAIT_S = 1.0
+_REAP_POLL_S = 0.005
 
 
 def become_subreaper() -> bool:
@@ -62,13 +68,45 @@ def descendants(pid: int) -> tuple[int, ...]:
 
 
 def kill_tree(pid: int) -> None:
-    """SIGKILL ``pid``'s group and every descendant, whatever session or group it moved to."""
-    below = descendants(pid)
+    """SIGKILL ``pid``'s group and every descendant, whatever session or group it moved to;
+    then reap the descendants that were re-parented to this process as they died (``pid``
+    itself is its spawner's to reap)."""
+    started = {child: _start_ticks(child) for child in descendants(pid)}
+    below = {child: start for child, start in started.items() if start is not None}
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     for child in (pid, *below):
         with suppress(ProcessLookupError, PermissionError):
             os.kill(child, signal.SIGKILL)
+    _reap_killed(below)
+
+
+def _reap_killed(killed: dict[int, int]) -> None:
+    """Reap those of ``killed`` (pid: start ticks) that end up this subreaper's zombies, within
+    _REAP_WAIT_S. They must be reaped here: a zombie's environment cannot be read, so
+    ``reap_adopted`` cannot tell it is a backend's (under the sandbox, every pair's
+    namespace init would be left ``<defunct>``). A pid now held by another process (its start
+    differs) or already gone is left alone."""
+    me = os.getpid()
+    deadline = time.monotonic() + _REAP_WAIT_S
+    pending = dict(killed)
+    while pending and time.monotonic() < deadline:
+        for child, start in list(pending.items()):
+            state = _state(child)
+            # Gone, its pid reused by another process, or reaped just now.
+            gone = state is None or state[2] != start
+            if gone or (state is not None and state[1] == me and _reaped(child)):
+                del pending[child]
+        if pending:
+            time.sleep(_REAP_POLL_S)
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True  # reaped by someone else meanwhile
+    return done == pid
 
 
 def reap_adopted(
@@ -80,17 +118,42 @@ def reap_adopted(
     session's leftovers); without it, every child carrying any marker (for a command that has
     finished all its work); with ``every_child``, every child at all, marked or not (an orphan
     may scrub its environment; only a process whose own work is over may ask for this).
+    Whatever the choice, a dead sandbox's namespace init is reaped too (``_sandbox_remains``).
     ``spared``: children a ``Popen`` still owns and reaps itself."""
     me = os.getpid()
     adopted = [pid for pid, parent in _parents() if parent == me and pid not in spared]
     if not every_child:
         wanted = f"{SESSION_ENV}={marker}" if marker is not None else f"{SESSION_ENV}="
-        adopted = [pid for pid in adopted if _carries(pid, wanted, exact=marker is not None)]
+        adopted = [
+            pid
+            for pid in adopted
+            if _carries(pid, wanted, exact=marker is not None) or _sandbox_remains(pid)
+        ]
     for pid in adopted:
         kill_tree(pid)
         with suppress(ChildProcessError, OSError):
             os.waitpid(pid, 0)
     return tuple(adopted)
+
+
+def _sandbox_remains(pid: int) -> bool:
+    """Whether ``pid`` is the dead first process of a bubblewrap sandbox, re-parented here when
+    the sandbox's outer process exited first. A zombie's environment cannot be read, so its
+    marker cannot tell whose it was; but the kit never spawns a process into a new PID
+    namespace itself, so a zombie child that is a namespace's init (pid 1 inside) is one of
+    these, and no spawner of this process waits for it."""
+    state = _state(pid)
+    if state is None or state[0] != "Z":
+        return False
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    for line in status.splitlines():
+        if line.startswith("NSpid:"):
+            levels = line.split()[1:]
+            return len(levels) > 1 and levels[-1] == "1"
+    return False
 
 
 def _carries(pid: int, entry: str, *, exact: bool) -> bool:
@@ -114,10 +177,23 @@ def _parents() -> list[tuple[int, int]]:
 
 
 def _parent_of(pid: int) -> int | None:
+    state = _state(pid)
+    return state[1] if state is not None else None
+
+
+def _start_ticks(pid: int) -> int | None:
+    state = _state(pid)
+    return state[2] if state is not None else None
+
+
+def _state(pid: int) -> tuple[str, int, int] | None:
+    """(state letter, parent pid, start time in clock ticks) from /proc, or None."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     # The command name is in parentheses and may itself hold spaces or parentheses.
     fields = stat[stat.rfind(")") + 2 :].split()
-    return int(fields[1]) if len(fields) > 1 else None
+    if len(fields) <= _STARTTIME_FIELD:
+        return None
+    return fields[0], int(fields[1]), int(fields[_STARTTIME_FIELD])

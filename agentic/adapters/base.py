@@ -4,7 +4,9 @@ Lifecycle of an adapter, as the runner drives it:
 
 1. ``prepare(snapshot, root, timeout_s)`` once, unmeasured: build the native index from the
    frozen corpus snapshot, writing only under ``root`` (a fresh temporary folder). The result's
-   index fingerprint is bound to the corpus fingerprint.
+   index fingerprint is bound to the corpus fingerprint. ``timeout_s`` is the preparation
+   deadline (``PREPARE_TIMEOUT_S`` unless ``--prepare-timeout-ms`` says otherwise), never the
+   per-operation timeout of the calls.
 2. ``attach(prepared)`` -> a session. Cold trials attach a fresh session per pair; the warm cohort
    attaches once and issues exactly one discarded readiness probe.
 3. ``session.reset(task, readiness_probe)`` sets one task's visibility scope (its collections).

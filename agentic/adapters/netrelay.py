@@ -5,13 +5,16 @@ A kit-started streamable-HTTP server runs in a network namespace of its own (bub
 not another backend, nothing on the network. The harness still has to talk to it. This script is
 run inside the sandbox in front of the server:
 
-    python netrelay.py --socket PATH --port PORT -- SERVER ARGV...
+    python netrelay.py --listen-fd FD --port PORT -- SERVER ARGV...
 
-It starts the server as its child, waits until ``127.0.0.1:PORT`` accepts inside the namespace,
-then listens on the Unix socket ``PATH`` (a file in the server's writable run root, which the
-harness sees too) and copies bytes both ways between each accepted connection and the port. It
-exits with the server's status when the server exits, and passes SIGTERM/SIGINT on to it. The
-socket appears only once the server listens, so the harness's readiness check is the socket.
+``FD`` is a Unix socket the harness bound, in a folder of its own that the sandbox does not show,
+and handed down not yet listening. The relay starts the server as its child (without that
+descriptor), waits until ``127.0.0.1:PORT`` accepts inside the namespace, then listens on ``FD``
+and copies bytes both ways between each accepted connection and the port. It exits with the
+server's status when the server exits, and passes SIGTERM/SIGINT on to it. A connection to the
+socket is refused until the server listens, so the harness's readiness check is the socket.
+Nothing inside the sandbox can move or replace the socket's path: the harness never connects
+through a path the server can change.
 
 Standard library only: the sandbox binds this one file, not the ``agentic`` package.
 """
@@ -67,15 +70,10 @@ def _listening(port: int) -> bool:
     return True
 
 
-def _listen(path: str) -> socket.socket:
-    """Listen on ``path``, which appears only once it accepts (bound aside, then renamed)."""
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    aside = f"{path}.{os.getpid()}"
-    if os.path.exists(aside):
-        os.unlink(aside)
-    listener.bind(aside)
+def _listen(fd: int) -> socket.socket:
+    """Start accepting on the socket the harness bound (until now connections are refused)."""
+    listener = socket.socket(fileno=fd)
     listener.listen(64)
-    os.replace(aside, path)
     return listener
 
 
@@ -101,13 +99,15 @@ def _drain(connections: list[threading.Thread]) -> None:
 
 def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="netrelay")
-    parser.add_argument("--socket", required=True)
+    parser.add_argument("--listen-fd", type=int, required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
     command = options.command[1:] if options.command[:1] == ["--"] else options.command
     if not command:
         parser.error("no server command after --")
+    # The server never holds the door: only the relay may listen on it.
+    os.set_inheritable(options.listen_fd, False)
     server = subprocess.Popen(command)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda number, _frame: server.send_signal(number))
@@ -116,9 +116,9 @@ def main(argv: Sequence[str]) -> int:
     connections: list[threading.Thread] = []
     if server.poll() is None:
         try:
-            listener = _listen(options.socket)
+            listener = _listen(options.listen_fd)
         except OSError as exc:
-            print(f"netrelay: cannot listen on {options.socket}: {exc}", file=sys.stderr)
+            print(f"netrelay: cannot listen on fd {options.listen_fd}: {exc}", file=sys.stderr)
             server.kill()
             return 70
         serving = threading.Thread(

@@ -10,7 +10,9 @@ Under bubblewrap a child sees only:
 - its prepared root read-only and its run root writable (``View.writable``);
 - a private ``/tmp``, ``/dev`` and ``/proc`` of its own PID namespace, so no harness process is
   visible; a network namespace of its own with only loopback, so it reaches no host service (a
-  kit-started HTTP server is reached through a Unix socket relayed to its port, ``Relay``);
+  kit-started HTTP server is reached through a Unix socket relayed to its port, ``Relay``: the
+  harness binds that socket in a folder of its own, never bound into the sandbox, and hands the
+  relay the socket itself, so nothing inside can replace what the harness connects to);
 - the scrubbed environment its profile built, nothing else.
 
 No fixture is ever visible: every fixture the kit bundles or installs (``agentic/_data``) and
@@ -33,9 +35,11 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import socket
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -61,11 +65,32 @@ class SandboxError(AgenticError):
 
 @dataclass(frozen=True)
 class Relay:
-    """How the harness reaches a sandboxed HTTP server: ``socket``, a Unix socket in a writable
-    bind, relayed to ``port`` inside the server's own network namespace (``netrelay.py``)."""
+    """How the harness reaches a sandboxed HTTP server: ``socket``, the path of a Unix socket in
+    a folder only the harness sees, relayed to ``port`` inside the server's own network
+    namespace (``netrelay.py``). The relay gets the bound socket as an inherited descriptor
+    (``bound_door``), not its path."""
 
     socket: Path
     port: int
+
+
+@contextmanager
+def bound_door(relay: Relay | None) -> Iterator[int | None]:
+    """The relay's socket bound at ``relay.socket`` but not listening, as a descriptor to pass
+    to the sandboxed child (None without a relay). The relay listens on it once its server
+    listens, so a connection is refused until then. The harness's own copy is closed on exit:
+    once the relay ends, connecting is refused at once."""
+    if relay is None:
+        yield None
+        return
+    with suppress(FileNotFoundError):
+        relay.socket.unlink()
+    door = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        door.bind(str(relay.socket))
+        yield door.fileno()
+    finally:
+        door.close()
 
 
 @dataclass(frozen=True)
@@ -117,10 +142,19 @@ def isolation(environ: Mapping[str, str] | None = None) -> Isolation:
     return "none"
 
 
-def wrap(argv: Sequence[str], cwd: Path, view: View | None, mode: Isolation) -> tuple[str, ...]:
-    """``argv`` as it must be spawned: unchanged without a view or sandbox, else under bwrap."""
+def wrap(
+    argv: Sequence[str],
+    cwd: Path,
+    view: View | None,
+    mode: Isolation,
+    door_fd: int | None = None,
+) -> tuple[str, ...]:
+    """``argv`` as it must be spawned: unchanged without a view or sandbox, else under bwrap.
+    A view with a relay needs ``door_fd``, the descriptor of ``bound_door``."""
     if view is None or mode == "none":
         return tuple(argv)
+    if view.relay is not None and door_fd is None:
+        raise SandboxError("a relayed server is started with its door's descriptor")
     found = shutil.which(argv[0])
     if found is None:
         # Fail as an unsandboxed spawn would, instead of as a server that exits at once.
@@ -129,8 +163,7 @@ def wrap(argv: Sequence[str], cwd: Path, view: View | None, mode: Isolation) -> 
     concealed = hidden_roots()
     _refuse_named(Path(found), argv[1:], concealed)
     read_only = _read_only(Path(found), argv[1:], view)
-    doors = (view.relay.socket.parent,) if view.relay is not None else ()
-    writable = _existing_unique((*view.writable, *doors))
+    writable = _existing_unique(view.writable)
     _refuse_inside(read_only + writable, concealed)
     return (
         executable,
@@ -142,13 +175,13 @@ def wrap(argv: Sequence[str], cwd: Path, view: View | None, mode: Isolation) -> 
         "--chdir",
         str(cwd),
         "--",
-        *(_relayed(argv, view.relay) if view.relay else argv),
+        *(_relayed(argv, view.relay, door_fd) if view.relay and door_fd is not None else argv),
     )
 
 
-def _relayed(argv: Sequence[str], relay: Relay) -> tuple[str, ...]:
+def _relayed(argv: Sequence[str], relay: Relay, door_fd: int) -> tuple[str, ...]:
     """The server's argv behind the relay that is its only door (``netrelay.py``)."""
-    door = ("--socket", str(relay.socket), "--port", str(relay.port))
+    door = ("--listen-fd", str(door_fd), "--port", str(relay.port))
     return (sys.executable, str(RELAY_SCRIPT), *door, "--", *argv)
 
 

@@ -4,10 +4,12 @@ httpx2 (the client the MCP SDK already brings), through the record/replay cache.
 What can go wrong between the agent and its model is classified here, once, as ``AgentStepError``
 with a contract failure class and a code (the runner ends the pair with it):
 
-- the endpoint cannot be reached, or does not answer in time: ``llm_endpoint_unreachable`` /
-  ``agent_timeout``;
-- it answers 429: waited out per ``Retry-After`` within ``RATE_LIMIT_BUDGET_S`` and
-  ``max_retries``, each wait noted; beyond that ``llm_rate_limited``;
+- the endpoint cannot be reached, or does not answer within the step deadline:
+  ``llm_endpoint_unreachable`` / ``agent_timeout``;
+- it answers 429: waited out per ``Retry-After`` within ``RATE_LIMIT_BUDGET_S``, ``max_retries``
+  and the step deadline, each wait noted; a wait past any of them is not begun:
+  ``llm_rate_limited`` (the endpoint's refusal ended the step, not a slow model, so it is no
+  ``agent_timeout`` even when the deadline is what the wait would pass);
 - a 400 that says the request is longer than the model's context: ``agent_context_exceeded``,
   the agent's failure (the agent let its conversation grow past the model, or the model its own
   reply); recorded in the cache like an answer, so a replay ends the pair the same way;
@@ -19,6 +21,13 @@ with a contract failure class and a code (the runner ends the pair with it):
 
 All of these are harness errors but the timeout: a model that does not answer in time is the
 agent's failure, as for every agent. Nothing is retried but a 429, and nothing is repaired.
+
+The step deadline (``timeout_s``) is a wall clock over one whole exchange: every attempt, its
+headers and its body, and every 429 wait between attempts. A per-read timeout cannot keep it: a
+server sending one byte a second never trips one. So each request runs in an async client under
+``anyio.fail_after`` with what is left of the deadline, and the cancellation ends a read blocked
+at any point, headers included. Each request opens its own connection (about a millisecond to a
+local server, nothing beside a model's answer); nothing is held between exchanges.
 
 Secrets stay here. The settings carry every secret this endpoint holds (the key, the URL's
 credentials): each body received, live or replayed, has them replaced by ``<secret>`` before it is
@@ -34,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio
 import httpx2
 
 from agentic.agents.base import AgentStepError
@@ -56,7 +66,7 @@ from agentic.contract.text import one_line
 # MAX_RESPONSE_BYTES lives beside the cache, which holds replays to it; it is this module's cap.
 __all__ = ["MAX_RESPONSE_BYTES", "Endpoint", "EndpointSettings"]
 
-RATE_LIMIT_BUDGET_S = 60.0  # the most a pair waits out 429s in total
+RATE_LIMIT_BUDGET_S = 60.0  # the most one exchange waits out 429s in total
 DEFAULT_RETRY_AFTER_S = 1.0
 EXCERPT_CHARS = 200  # of a failed reply's body, in its one-line reason
 ERROR_BODY_BYTES = 64 * 1024  # of a failed reply, read for its excerpt only
@@ -81,6 +91,21 @@ class EndpointSettings:
     def shown_url(self) -> str:
         """The URL as messages name it: without its credentials."""
         return recorded_url(self.base_url)
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """One exchange's step deadline: ``seconds`` of wall clock from its start (monotonic)."""
+
+    seconds: float
+    ends: float
+
+    @classmethod
+    def start(cls, seconds: float) -> _Deadline:
+        return cls(seconds, time.monotonic() + seconds)
+
+    def remaining(self) -> float:
+        return max(0.0, self.ends - time.monotonic())
 
 
 @dataclass(frozen=True)
@@ -112,12 +137,12 @@ def _client_base(base_url: str) -> tuple[str, str]:
     return base, split.query
 
 
-def _read(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
+async def _read(response: httpx2.Response, limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of the (decoded) body, and whether there was more: reading stops
     at the cap, so a reply of any size costs at most about ``limit`` bytes of memory."""
     chunks: list[bytes] = []
     size = 0
-    for chunk in response.iter_bytes():
+    async for chunk in response.aiter_bytes():
         if size + len(chunk) > limit:
             chunks.append(chunk[: limit - size])
             return b"".join(chunks), True
@@ -134,7 +159,7 @@ def _too_large(exchange: Exchange, detail: str) -> AgentStepError:
     )
 
 
-def _received(exchange: Exchange, response: httpx2.Response) -> _Answer:
+async def _received(exchange: Exchange, response: httpx2.Response) -> _Answer:
     """The answer of a streamed ``response``, its body read only as far as it may go."""
     status = response.status_code
     if status == 429:
@@ -143,7 +168,7 @@ def _received(exchange: Exchange, response: httpx2.Response) -> _Answer:
     declared = response.headers.get("content-length", "")
     if ok and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
         raise _too_large(exchange, f"it announces {declared} bytes; none were read")
-    data, more = _read(response, MAX_RESPONSE_BYTES if ok else ERROR_BODY_BYTES)
+    data, more = await _read(response, MAX_RESPONSE_BYTES if ok else ERROR_BODY_BYTES)
     if ok and more:
         raise _too_large(exchange, f"reading stopped at {len(data)} bytes")
     # As httpx2 decodes ``.text``: the declared charset, else UTF-8, undecodable bytes replaced.
@@ -156,36 +181,38 @@ def _received(exchange: Exchange, response: httpx2.Response) -> _Answer:
 @dataclass
 class Endpoint:
     """Requests to one endpoint; ``notes`` collects what a caller should record (429 waits);
-    ``cache_uses`` the cache entries recorded or replayed, in order."""
+    ``cache_uses`` the cache entries recorded or replayed, in order. ``transport`` is what every
+    request goes through, closed with its client (tests inject ``httpx2.MockTransport``, whose
+    closing is a no-op); None is httpx2's own, a new connection per request."""
 
     settings: EndpointSettings
     cache: LlmCache | None
-    client: httpx2.Client | None = None
+    transport: httpx2.AsyncBaseTransport | None = None
     sleep: Callable[[float], None] = time.sleep
     notes: list[str] = field(default_factory=list)
     cache_uses: list[EntryUse] = field(default_factory=list)
 
-    def _client(self) -> httpx2.Client:
-        if self.client is None:
-            # identity: a compressed reply could inflate far past the cap within one chunk.
-            headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
-            if self.settings.api_key is not None:
-                headers["Authorization"] = f"Bearer {self.settings.api_key}"
-            base, query = _client_base(self.settings.base_url)
-            # trust_env off: no proxy or netrc from this machine's environment shapes a request.
-            self.client = httpx2.Client(
-                base_url=base,
-                params=query,
-                headers=headers,
-                timeout=self.settings.timeout_s,
-                trust_env=False,
-            )
-        return self.client
+    def _client(self) -> httpx2.AsyncClient:
+        # identity: a compressed reply could inflate far past the cap within one chunk.
+        headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+        if self.settings.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.settings.api_key}"
+        base, query = _client_base(self.settings.base_url)
+        # trust_env off: no proxy or netrc from this machine's environment shapes a request.
+        # No timeout of httpx2's own: the step deadline around the request is the one clock.
+        return httpx2.AsyncClient(
+            base_url=base,
+            params=query,
+            headers=headers,
+            timeout=None,
+            trust_env=False,
+            transport=self.transport,
+        )
 
     def close(self) -> None:
-        if self.client is not None:
-            self.client.close()
-            self.client = None
+        """Nothing is held between exchanges (each request opens and closes its own client);
+        callers close an endpoint all the same, so one that comes to hold something needs no
+        caller changed."""
 
     def get_json(self, path: str) -> JsonObject:
         return self.exchange(Exchange("GET", path, None))
@@ -222,14 +249,22 @@ class Endpoint:
         return Response(response.status, self.settings.secrets.scrub(response.body))
 
     def _live(self, exchange: Exchange) -> Response:
+        deadline = _Deadline.start(self.settings.timeout_s)
         waited = 0.0
         for attempt in range(self.settings.max_retries + 1):
-            answer = self._send(exchange)
+            answer = self._send(exchange, deadline)
             if answer.response.status != 429:
                 return answer.response
             pause = answer.retry_after_s
             if attempt == self.settings.max_retries or waited + pause > RATE_LIMIT_BUDGET_S:
                 break
+            if pause >= deadline.remaining():  # no time would be left for the retry
+                raise AgentStepError(
+                    "harness_error",
+                    "llm_rate_limited",
+                    f"{exchange.path}: 429 asks for a wait of {pause:g} s, past the step "
+                    f"deadline of {deadline.seconds:g} s (retries and waits included)",
+                )
             self.notes.append(f"rate_limited: waited {pause:g} s (attempt {attempt + 1})")
             self.sleep(pause)
             waited += pause
@@ -240,24 +275,33 @@ class Endpoint:
             f"{waited:g} s of waiting",
         )
 
-    def _send(self, exchange: Exchange) -> _Answer:
-        path = exchange.path.lstrip("/")
-        scrub = self.settings.secrets.scrub
+    def _send(self, exchange: Exchange, deadline: _Deadline) -> _Answer:
+        """One attempt, ended by the deadline wherever it is (connecting, headers, body)."""
         try:
-            with self._client().stream(exchange.method, path, json=exchange.body) as response:
-                return _received(exchange, response)
-        except httpx2.TimeoutException as exc:
+            return anyio.run(self._attempt, exchange, deadline.remaining())
+        except (TimeoutError, httpx2.TimeoutException):
             raise AgentStepError(
                 "agent_error",
                 "agent_timeout",
-                scrub(f"{exchange.path}: no answer within {self.settings.timeout_s:g} s ({exc!r})"),
+                f"{exchange.path}: no answer within {deadline.seconds:g} s (the step deadline, "
+                "retries and waits included)",
             ) from None
         except httpx2.HTTPError as exc:
+            scrub = self.settings.secrets.scrub
             raise AgentStepError(
                 "harness_error",
                 "llm_endpoint_unreachable",
                 scrub(f"{self.settings.shown_url}: {type(exc).__name__}: {exc}"),
             ) from None
+
+    async def _attempt(self, exchange: Exchange, seconds: float) -> _Answer:
+        path = exchange.path.lstrip("/")
+        with anyio.fail_after(seconds):
+            async with (
+                self._client() as client,
+                client.stream(exchange.method, path, json=exchange.body) as response,
+            ):
+                return await _received(exchange, response)
 
 
 def _decoded(exchange: Exchange, response: Response) -> JsonObject:

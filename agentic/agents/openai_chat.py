@@ -35,7 +35,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentic.agents.base import AgentStepError, TokenCount
-from agentic.agents.chat_endpoint import RATE_LIMIT_BUDGET_S, Endpoint, EndpointSettings
+from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
 from agentic.agents.llm_cache import LlmCache
 from agentic.agents.prompting import render_task
 from agentic.contract.canonical import canonical_text, fingerprint
@@ -49,6 +49,9 @@ from agentic.contract.task import AgentTask
 AGENT_VERSION = "openai-chat-agent-v1"
 PROMPT_VERSION = "openai-chat-prompt-v2"
 FINAL_TOOL = "final_answer"
+# How long after its deadline the runner still waits for a step (``step_deadline_s``): the
+# endpoint ends it at the deadline, and a cancelled request takes milliseconds to close.
+STEP_GRACE_S = 5.0
 # Request fields the agent sets itself; extra_body may add others, never replace these.
 OWN_FIELDS = frozenset(
     {"model", "messages", "tools", "tool_choice", "temperature", "seed", "max_tokens", "stream"}
@@ -516,10 +519,11 @@ class OpenAIChatSession:
 
     @property
     def step_deadline_s(self) -> float:
-        """The config's request timeout for each attempt, and the 429 waits between attempts:
-        the runner's bound on a step (``KeepsStepDeadline``), never the run's --timeout-ms."""
-        attempts = self._config.max_retries + 1
-        return self._config.timeout_s * attempts + RATE_LIMIT_BUDGET_S
+        """The runner's bound on a step (``KeepsStepDeadline``), never the run's --timeout-ms:
+        the config's timeout_s, which the endpoint keeps itself as a wall clock over the step's
+        one exchange, and a grace after it, so what ends a late step is the endpoint's own
+        message; the runner's bound is there for a step the endpoint could not end."""
+        return self._config.timeout_s + STEP_GRACE_S
 
     def request(self, calls: tuple[VisibleCall, ...]) -> JsonObject:
         spent = len(calls) >= self._task.budgets.maxAgentCalls

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_OPTION, PREPARE_TIMEOUT_S
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
 from agentic.resources import repo_root
@@ -45,10 +46,36 @@ def positive_int(value: str) -> int:
     return number
 
 
+# The most pairs a run holds at once. Each is a thread (with its own step worker) or a worker
+# process with its own agent, so a few hundred already outnumber any machine's cores and an
+# endpoint's rate limit; a mistyped count is refused at once instead of starting that many.
+MAX_JOBS = 256
+
+
+def jobs_count(value: str) -> int:
+    number = positive_int(value)
+    if number > MAX_JOBS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is above the bound of {MAX_JOBS} pairs at once"
+        )
+    return number
+
+
 def non_negative_int(value: str) -> int:
     if value.isdigit():
         return int(value, 10)
     raise argparse.ArgumentTypeError(f"{value!r} is not a non-negative integer")
+
+
+def add_prepare_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """``--prepare-timeout-ms``: each adapter's preparation deadline (its index build, and an MCP
+    product's start after it), apart from any per-operation ``--timeout-ms``."""
+    parser.add_argument(
+        PREPARE_TIMEOUT_OPTION,
+        type=positive_int,
+        default=round(PREPARE_TIMEOUT_S * 1000),
+        help="each adapter's preparation deadline in milliseconds",
+    )
 
 
 def add_backend_option(parser: argparse.ArgumentParser) -> None:
@@ -117,14 +144,15 @@ def execution(args: argparse.Namespace) -> Execution:
 
 
 def add_jobs_option(parser: argparse.ArgumentParser) -> None:
-    """``--jobs N``: cold pairs at once; receipts and reports never depend on N."""
+    """``--jobs N``: cold pairs at once, at most ``MAX_JOBS``; receipts and reports never
+    depend on N."""
     parser.add_argument(
         "--jobs",
-        type=positive_int,
+        type=jobs_count,
         default=1,
         help="pairs run at once: cold pairs in threads (fixture and endpoint agents), else N "
-        "worker processes, each with its own agent (the local model); the report is the same "
-        "for every N",
+        f"worker processes, each with its own agent (the local model); at most {MAX_JOBS}; the "
+        "report is the same for every N",
     )
 
 

@@ -10,7 +10,11 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic.commands.argtypes import add_backend_option, positive_int
+from agentic.commands.argtypes import (
+    add_backend_option,
+    add_prepare_timeout_option,
+    positive_int,
+)
 from agentic.contract.errors import EXIT_ERROR, EXIT_OK, ContractError
 
 if TYPE_CHECKING:
@@ -88,7 +92,13 @@ def _check(catalog: Catalog, args: argparse.Namespace) -> int:
     fixture = load_fixture(args.fixture or default_fixture_dir())
     print("backends:")
     checks = [
-        check_backend(catalog, adapter_id, fixture, timeout_s=args.timeout_ms / 1000)
+        check_backend(
+            catalog,
+            adapter_id,
+            fixture,
+            timeout_s=args.timeout_ms / 1000,
+            prepare_timeout_s=args.prepare_timeout_ms / 1000,
+        )
         for adapter_id in configured
     ]
     for check in checks:
@@ -117,6 +127,7 @@ def register(subparsers: Subparsers) -> None:
         "--timeout-ms",
         type=positive_int,
         default=30000,
-        help="the deadline of each --check step (default 30000)",
+        help="the deadline of each --check step but preparation (default 30000)",
     )
+    add_prepare_timeout_option(parser)
     parser.set_defaults(func=_run)

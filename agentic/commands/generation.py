@@ -80,6 +80,7 @@ def settings_from(args: argparse.Namespace) -> GenerationSettings:
         tags=args.tag,
         limit=args.limit,
         timeout_s=args.timeout_ms / 1000,
+        prepare_timeout_s=args.prepare_timeout_ms / 1000,
     )
 
 

@@ -7,6 +7,9 @@ older one. ``--cache DIR`` adds the index to the cache that ``agentic run --inde
 reuses, keyed by adapter, corpus fingerprint and configuration fingerprint; an unchanged entry is
 left alone. An adapter that cannot be prepared (``gno-mcp`` without a ``gno`` executable, an MCP
 product whose tools lack a mapped field) fails with its code and exit 2.
+
+``--prepare-timeout-ms`` bounds each preparation (``argtypes.add_prepare_timeout_option``: every
+command that prepares adapters takes it, under the same name and default).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from agentic.adapters.base import Adapter, PreparedIndex
 from agentic.adapters.errors import AdapterError
-from agentic.commands.argtypes import add_backend_option
+from agentic.commands.argtypes import add_backend_option, add_prepare_timeout_option
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.resources import default_fixture_dir
@@ -28,8 +31,6 @@ from agentic.runner.index_cache import prepare_cached
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
-
-PREPARE_TIMEOUT_S = 600.0
 
 
 def _check_out_dir(out: Path) -> None:
@@ -59,24 +60,23 @@ def _run(args: argparse.Namespace) -> int:
     catalog = load_catalog(tuple(args.backend))
     adapter_ids = _adapter_ids(args, catalog)
     fixture = load_fixture(args.fixture or default_fixture_dir())
+    timeout_s = args.prepare_timeout_ms / 1000
     for adapter_id in adapter_ids:
         adapter = catalog.build_adapter(adapter_id, fixture.snapshot, fixture.oracles)
         try:
             if args.out is not None:
-                prepared = adapter.prepare(fixture.snapshot, args.out, timeout_s=PREPARE_TIMEOUT_S)
+                prepared = adapter.prepare(fixture.snapshot, args.out, timeout_s=timeout_s)
             else:
-                prepared = _into_cache(adapter, fixture, args.cache)
+                prepared = _into_cache(adapter, fixture, args.cache, timeout_s)
         except AdapterError as exc:
             raise ContractError(exc.code, f"{adapter_id}: {exc}") from exc
         print(prepared.index_fingerprint)
     return 0
 
 
-def _into_cache(adapter: Adapter, fixture: Fixture, cache: Path) -> PreparedIndex:
+def _into_cache(adapter: Adapter, fixture: Fixture, cache: Path, timeout_s: float) -> PreparedIndex:
     with tempfile.TemporaryDirectory(prefix="agentic-prepare-") as root:
-        cached = prepare_cached(
-            adapter, fixture.snapshot, Path(root), cache, timeout_s=PREPARE_TIMEOUT_S
-        )
+        cached = prepare_cached(adapter, fixture.snapshot, Path(root), cache, timeout_s=timeout_s)
     state = "reused" if cached.reused else "built"
     print(f"agentic: {adapter.adapter_id} index {state} in {cache}", file=sys.stderr)
     return cached.prepared
@@ -90,4 +90,5 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--out", type=Path, help="empty or missing output folder")
     parser.add_argument("--cache", type=Path, help="index cache folder")
     parser.add_argument("--fixture", type=Path, help="fixture (default: bundled)")
+    add_prepare_timeout_option(parser)
     parser.set_defaults(func=_run)

@@ -131,6 +131,7 @@ def live_check(lock: QmdLock, install: QmdInstall, timeout_s: float) -> None:
             native.RunSettings.of(install),
             timeout_s=timeout_s,
             embed_timeout_s=timeout_s,
+            setting="--timeout",
         )
         preflight_tools(lock, root, timeout_s)
 
@@ -215,7 +216,12 @@ def _record(args: argparse.Namespace) -> int:
         root = Path(work)
         settings = native.RunSettings.of(install)
         native.build_index(
-            probe_snapshot(), root, settings, timeout_s=args.timeout, embed_timeout_s=args.timeout
+            probe_snapshot(),
+            root,
+            settings,
+            timeout_s=args.timeout,
+            embed_timeout_s=args.timeout,
+            setting="--timeout",
         )
         identity = server_identity(root, args.timeout)
     pins = tool_pins(identity.tools)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from agentic.commands.argtypes import (
     add_backend_option,
     add_force_option,
+    add_prepare_timeout_option,
     add_quiet_option,
     baselines_root,
     positive_int,
@@ -60,6 +61,7 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_TIMEOUT_MS,
         help="per-operation timeout in milliseconds",
     )
+    add_prepare_timeout_option(parser)
     add_backend_option(parser)
 
 
@@ -146,6 +148,7 @@ def handle(args: argparse.Namespace) -> int:
         tags=args.tag,
         ablate=args.ablate,
         timeout_s=args.timeout_ms / 1000,
+        prepare_timeout_s=args.prepare_timeout_ms / 1000,
     )
     catalog = load_catalog(tuple(args.backend))
     adapters = args.adapter if args.adapter is not None else catalog.default_adapters

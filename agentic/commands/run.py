@@ -13,6 +13,7 @@ from agentic.commands.argtypes import (
     add_force_option,
     add_jobs_option,
     add_key_file_option,
+    add_prepare_timeout_option,
     add_quiet_option,
     csv_items,
     execution,
@@ -80,6 +81,7 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--timeout-ms", type=positive_int, default=DEFAULT_TIMEOUT_MS, help="per operation"
     )
+    add_prepare_timeout_option(parser)
     parser.add_argument(
         "--promote",
         type=_promotion_pair,
@@ -227,6 +229,7 @@ def handle(args: argparse.Namespace) -> int:
         tasks=args.task,
         lifecycles=tuple(args.lifecycle or _lane_lifecycles(args, catalog)),
         timeout_s=args.timeout_ms / 1000,
+        prepare_timeout_s=args.prepare_timeout_ms / 1000,
         index_cache=args.index_cache,
         out=args.out,
         write=args.write,

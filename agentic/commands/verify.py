@@ -32,9 +32,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.commands.argtypes import (
     add_executor_options,
     add_jobs_option,
+    add_prepare_timeout_option,
     add_quiet_option,
     baselines_root,
     csv_items,
@@ -81,6 +83,7 @@ def register(subparsers: Subparsers) -> None:
         metavar="N",
         help="rerun each lane as N shards, merged into its report (not with --smoke)",
     )
+    add_prepare_timeout_option(parser)
     add_quiet_option(parser)
     smoke = parser.add_argument_group("smoke", "a short subset of one lane, run repeatedly")
     smoke.add_argument("--smoke", action="store_true", help="run a subset, compare receipts")
@@ -178,6 +181,7 @@ class Plan:
     execution: Execution
     progress: Progress = QUIET
     shards: int = 1  # more than one: the rerun runs as that many shards, then merged
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S
 
     def fixture_dir(self, lane: LaneEntry) -> Path:
         return self.fixture_override or lane_fixture_dir(lane.name, lane.fixture)
@@ -277,6 +281,7 @@ def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
         catalog_source=source,
         execution=plan.execution,
         lifecycles=lane.lifecycles,
+        prepare_timeout_s=plan.prepare_timeout_s,
         **lane.run_settings(),
     )
 
@@ -467,6 +472,7 @@ def handle(args: argparse.Namespace) -> int:
         execution=execution(args),
         progress=progress_printer(args.quiet),
         shards=args.shards,
+        prepare_timeout_s=args.prepare_timeout_ms / 1000,
     )
     verdicts = []
     for verdict in smokes(plan, committed, args) if args.smoke else reruns(plan, committed):

@@ -605,7 +605,7 @@ ENTRIES: tuple[ErrorCode, ...] = (
         None,
         True,
         "a run's key file (--key-file, AGENTIC_KEY_FILE or the state dir's) is not a regular "
-        "file of 32 to 4096 bytes readable by its owner only",
+        "file of 32 to 4096 bytes owned by the running user and readable by its owner only",
     ),
     ErrorCode(
         "invalid_schema",

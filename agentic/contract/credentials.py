@@ -5,8 +5,11 @@ of its ``api_key_env`` variable), the credentials inside a URL (``user:password@
 query value), the ``env`` values a backend config lists in ``secret_env``. The shape rules of
 ``runner/redaction.py`` catch what merely looks like a credential; a ``Secrets`` value removes
 these exact strings wherever something echoed them (an endpoint's 401 body quoting the key, a
-server's stderr), whatever they look like. It is passed along explicitly (endpoint settings, the
-redaction identity), never kept in a global.
+server's stderr), whatever they look like, and in every form an echo may give them: as is,
+JSON-escaped, percent-encoded, base64 of their UTF-8 bytes (standard or URL-safe alphabet, padded
+or not) and hex of them (either case), as a debugging endpoint echoing its request headers shows
+them. It is passed along explicitly (endpoint settings, the redaction identity), never kept in a
+global.
 
 A value shorter than ``MIN_SECRET_CHARS`` is not searched for: it would match ordinary text (a
 local server's key ``none``, say) and mangle what it was meant to protect. Shape rules still apply
@@ -22,14 +25,16 @@ differ where identity is compared.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 from agentic.contract.canonical import sha256_hex
+from agentic.contract.strict_json import JsonValue
 
 SECRET = "<secret>"
 MIN_SECRET_CHARS = 8
@@ -44,14 +49,31 @@ _SECRET_NAMES = frozenset({"sig", "pass", "pw"})
 _NAME_WORDS = re.compile(r"[^a-z0-9]+")
 
 
+def _encoded_forms(value: str) -> set[str]:
+    """``value``'s UTF-8 bytes in base64 (standard and URL-safe alphabets, with and without
+    padding) and in hex (either case), as a debugging echo of a request may show them."""
+    data = value.encode("utf-8")
+    padded = {
+        base64.b64encode(data).decode("ascii"),
+        base64.urlsafe_b64encode(data).decode("ascii"),
+    }
+    return {
+        *padded,
+        *(form.rstrip("=") for form in padded),
+        data.hex(),
+        data.hex().upper(),
+    }
+
+
 def _forms(value: str) -> set[str]:
     """``value`` as it may appear where it was echoed: as is, inside JSON text (either escaping
-    of non-ASCII), and percent-encoded inside a URL."""
+    of non-ASCII), percent-encoded inside a URL, and encoded (``_encoded_forms``)."""
     return {
         value,
         json.dumps(value, ensure_ascii=False)[1:-1],
         json.dumps(value)[1:-1],
         quote(value, safe=""),
+        *_encoded_forms(value),
     }
 
 
@@ -77,7 +99,8 @@ class Secrets:
         forms = {form for value in self.values for form in _forms(value)}
         if not forms:
             return None
-        # Longest first: a secret that contains another is replaced whole.
+        # Longest first: a secret that contains another is replaced whole, and a padded base64
+        # form is tried before its unpadded prefix, so no ``=`` is left behind.
         ordered = sorted(forms, key=lambda form: (-len(form), form))
         return re.compile("|".join(re.escape(form) for form in ordered))
 
@@ -85,6 +108,56 @@ class Secrets:
         """``text`` with every occurrence of a secret replaced by ``<secret>``."""
         pattern = self._pattern
         return text if pattern is None else pattern.sub(SECRET, text)
+
+    def tail(self, text: str, chars: int) -> str:
+        """The last ``chars`` characters of ``text`` as an excerpt shows them: scrubbed first,
+        so a secret straddling the cut cannot leave half of itself (``clip_tail``)."""
+        return clip_tail(self.scrub(text), chars)
+
+    def head(self, text: str, chars: int) -> str:
+        """The first ``chars`` characters of ``text``, scrubbed first (``clip_head``)."""
+        return clip_head(self.scrub(text), chars)
+
+    @property
+    def reach(self) -> int:
+        """The length of the longest form of a secret: a text cut anywhere may hold at most
+        this many characters less one of a secret whose other part was cut away."""
+        return max((len(form) for value in self.values for form in _forms(value)), default=0)
+
+    def scrub_json(self, value: JsonValue) -> JsonValue:
+        """``value`` with every string in it (keys included) scrubbed."""
+        if not self:
+            return value
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, list):
+            return [self.scrub_json(item) for item in value]
+        if isinstance(value, dict):
+            return {self.scrub(key): self.scrub_json(item) for key, item in value.items()}
+        return value
+
+
+def _markers(text: str) -> Iterator[re.Match[str]]:
+    return re.finditer(re.escape(SECRET), text)
+
+
+def clip_tail(text: str, chars: int) -> str:
+    """The last ``chars`` characters of a scrubbed ``text``, cut outside any ``<secret>``
+    marker (a marker the cut would split is left out whole)."""
+    start = max(len(text) - chars, 0)
+    for marker in _markers(text):
+        if marker.start() < start < marker.end():
+            start = marker.end()
+    return text[start:]
+
+
+def clip_head(text: str, chars: int) -> str:
+    """The first ``chars`` characters of a scrubbed ``text``, cut outside any marker."""
+    end = min(chars, len(text))
+    for marker in _markers(text):
+        if marker.start() < end < marker.end():
+            end = marker.start()
+    return text[:end]
 
 
 NO_SECRETS = Secrets()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from agentic.generation.metrics import AnswerScore, score_answer
@@ -77,6 +78,8 @@ class GenerationSettings:
     limit: int | None = None
     seed: int = DEFAULT_SEED
     timeout_s: float = 120.0
+    # e2e's adapter preparation; like timeout_s, never in the report (it shapes no answer).
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -156,7 +159,11 @@ def build_contexts(
             contexts[(golden.id, "noretrieval")] = EMPTY_CONTEXT
     if "e2e" in settings.modes:
         with open_searcher(
-            fixture, settings.adapter_id, catalog, timeout_s=settings.timeout_s
+            fixture,
+            settings.adapter_id,
+            catalog,
+            timeout_s=settings.timeout_s,
+            prepare_timeout_s=settings.prepare_timeout_s,
         ) as search:
             for golden in goldens:
                 contexts[(golden.id, "e2e")] = e2e_context(search, fixture, golden, settings.k)

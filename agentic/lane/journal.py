@@ -29,9 +29,10 @@ of a constant: it identifies the key without revealing it). ``--resume`` needs t
 refuses an entry whose HMAC does not verify. The key never lives in the journal (``KeyRef``):
 
 - given, ``AGENTIC_KEY_FILE=F`` (``LaneRequest.key_file``; ``agentic merge --key-file F``): a
-  file of 32 to 4096 bytes readable by its owner only, which the kit never creates, changes or
-  removes. Shards run on several machines, and a journal resumed on another machine or in a new
-  container, use such a file, the same on each;
+  file of 32 to 4096 bytes owned by the user running the kit (its owner could rewrite it) and
+  readable by that user only, which the kit never creates, changes or removes. Shards run on
+  several machines, and a journal resumed on another machine or in a new container, use such a
+  file, the same on each;
 - else a file of 32 random bytes, mode 0600, in ``$XDG_STATE_HOME/agentic/keys/``
   (``~/.local/state`` without ``XDG_STATE_HOME``), created on first use: for a shard,
   ``<sha256 of the run identity>``, shared by every shard of the run run by this user and their
@@ -174,7 +175,8 @@ class KeyRef:
 
     def load(self) -> RunKey:
         """The key; ``run_key_missing`` when there is none, ``invalid_run_key`` when the file
-        is not a private regular file of 32 to 4096 bytes."""
+        is not a regular file of 32 to 4096 bytes that the running user owns and alone may
+        use."""
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except FileNotFoundError:
@@ -185,6 +187,13 @@ class KeyRef:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise self._invalid("not a regular file")
+            # Its owner may rewrite it whatever its mode, and so forge shards and journal
+            # entries: a key is trusted only when that is the user running the kit.
+            if info.st_uid != os.geteuid():
+                raise self._invalid(
+                    f"owned by uid {info.st_uid}, not by the running user (uid {os.geteuid()}); "
+                    "chown it or use a key of your own"
+                )
             if info.st_mode & _NOT_OWNER:
                 mode = oct(stat.S_IMODE(info.st_mode))
                 raise self._invalid(f"others than its owner may use it (mode {mode}; chmod 600)")

@@ -128,6 +128,7 @@ def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
         agent_factory=lane.factory,
         agent_id=lane.agent_id,
         timeout_s=request.timeout_s,
+        prepare_timeout_s=request.prepare_timeout_s,
         replay_adapters=frozenset(
             a
             for a in schedule.adapter_ids

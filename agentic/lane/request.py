@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.contract.errors import ContractError
 from agentic.contract.report import BenchmarkReport
 from agentic.runner.catalog import Catalog
@@ -50,6 +51,9 @@ class LaneRequest:
     lifecycles: tuple[str, ...] = ("cold", "warm")
     agent: str = "fixture"
     timeout_s: float = 30.0
+    # Each adapter's preparation deadline (--prepare-timeout-ms). Neither in the report nor in
+    # the run's identity: it changes no result, so a resumed run or a shard may use another.
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S
     promote: tuple[str, str] | None = ("capsule", "mcp-reference")
     replay: bool = True
     index_cache: Path | None = None

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import ToolResult
@@ -70,14 +71,21 @@ def _harness(adapter_id: str, stage: str, exc: AdapterError) -> ContractError:
 
 @contextmanager
 def open_searcher(
-    fixture: Fixture, adapter_id: str, catalog: Catalog, *, timeout_s: float
+    fixture: Fixture,
+    adapter_id: str,
+    catalog: Catalog,
+    *,
+    timeout_s: float,
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S,
 ) -> Iterator[Searcher]:
-    """Prepare and attach ``adapter_id`` once; yield a function running one search per task."""
+    """Prepare ``adapter_id`` once (within ``prepare_timeout_s``) and attach it; yield a function
+    running one search per task (each step within ``timeout_s``)."""
     catalog.rankable(adapter_id)
     adapter = catalog.build_adapter(adapter_id, fixture.snapshot, fixture.oracles)
     with tempfile.TemporaryDirectory(prefix=f"agentic-ranking-{adapter_id}-") as temp:
         try:
-            prepared = adapter.prepare(fixture.snapshot, Path(temp) / "index", timeout_s=timeout_s)
+            index = Path(temp) / "index"
+            prepared = adapter.prepare(fixture.snapshot, index, timeout_s=prepare_timeout_s)
             session = adapter.attach(prepared, timeout_s=timeout_s)
         except AdapterError as exc:
             raise _harness(adapter_id, "preparation", exc) from None

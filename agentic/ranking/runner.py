@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.ranking.goldens import Golden, GoldenSet
@@ -35,9 +36,10 @@ class RankingSettings:
     tags: tuple[str, ...] | None = None
     ablate: bool = False
     timeout_s: float = 30.0
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S
 
     def to_json(self) -> JsonObject:
-        """The settings that shape results (the timeout does not, unless it fires)."""
+        """The settings that shape results (the timeouts do not, unless they fire)."""
         return {
             "k": self.k,
             "threshold": self.threshold,
@@ -153,7 +155,13 @@ def run_ranking(
     runs: list[VariantRun] = []
     for adapter_id in adapter_ids:
         progress(f"ranking {len(goldens.goldens)} goldens with {adapter_id}")
-        with open_searcher(fixture, adapter_id, catalog, timeout_s=settings.timeout_s) as search:
+        with open_searcher(
+            fixture,
+            adapter_id,
+            catalog,
+            timeout_s=settings.timeout_s,
+            prepare_timeout_s=settings.prepare_timeout_s,
+        ) as search:
             for variant, switches in variants(settings.ablate):
                 results = rank_goldens(search, fixture, goldens.goldens, settings, switches)
                 runs.append(VariantRun(adapter_id, variant, switches, results))

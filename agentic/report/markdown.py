@@ -296,8 +296,9 @@ def _endpoint_lines(report: BenchmarkReport) -> list[str]:
         f"- Reproducibility: {verdict}",
         *(
             [
-                f"- Step deadline: {endpoint.stepTimeoutS:g} s per request (the agent config's "
-                "timeout_s); tool calls: the run's --timeout-ms"
+                f"- Step deadline: {endpoint.stepTimeoutS:g} s of wall clock per request, its "
+                "retries and 429 waits included (the agent config's timeout_s); tool calls: the "
+                "run's --timeout-ms"
             ]
             if endpoint.stepTimeoutS is not None
             else []

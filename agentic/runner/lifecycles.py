@@ -166,7 +166,8 @@ def cold_receipts(ctx: CohortContext) -> Generator[TrajectoryReceipt, None, None
         for pair, task in pairs:
             yield _retried_cold_pair(ctx, pair, task)
         return
-    pool = DaemonPool(ctx.jobs, "agentic-pair")
+    # Threads start with the pool, not with the work: no more of them than pairs to run.
+    pool = DaemonPool(min(ctx.jobs, len(pairs)), "agentic-pair")
     running = [pool.submit(partial(_own_worker_pair, ctx, pair, task)) for pair, task in pairs]
     try:
         for future in running:

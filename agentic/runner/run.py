@@ -26,6 +26,7 @@ from typing import Protocol
 
 from agentic import __version__
 from agentic.adapters.base import Adapter, PreparedIndex
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.agents.base import Agent
 from agentic.contract.canonical import ZERO_HASH, canonical_text, fingerprint, sha256_hex
 from agentic.contract.receipt import CanonicalReceipt, PairIdentity, Timing, TrajectoryReceipt
@@ -85,6 +86,9 @@ class RunConfig:
     agent_factory: Callable[[], Agent]
     agent_id: str
     timeout_s: float
+    # Each adapter's preparation deadline; the calls keep ``timeout_s``. Never in a report: it
+    # changes no result, only whether a slow preparation gets to finish.
+    prepare_timeout_s: float = PREPARE_TIMEOUT_S
     # Adapters whose one-call bundles are replayed from a fresh preparation (catalog-declared).
     replay_adapters: frozenset[str] = frozenset()
     index_cache: Path | None = None
@@ -209,9 +213,9 @@ def _failed_preparation(
 def _prepare(config: RunConfig, adapter: Adapter, root: Path, *, fresh: bool) -> PreparedIndex:
     snapshot = config.fixture.snapshot
     if config.index_cache is None or fresh:
-        return adapter.prepare(snapshot, root, timeout_s=config.timeout_s)
+        return adapter.prepare(snapshot, root, timeout_s=config.prepare_timeout_s)
     return prepare_cached(
-        adapter, snapshot, root, config.index_cache, timeout_s=config.timeout_s
+        adapter, snapshot, root, config.index_cache, timeout_s=config.prepare_timeout_s
     ).prepared
 
 

@@ -52,22 +52,37 @@ def test_under_bubblewrap_the_child_gets_its_own_namespaces_and_dies_with_the_ha
 def test_no_child_shares_the_harness_network(tmp_path: Path) -> None:
     relay = Relay(tmp_path / "door" / "http.sock", 8000)
     (tmp_path / "door").mkdir()
-    for view in (View(), View(relay=relay)):
-        assert "--share-net" not in wrap((PYTHON,), tmp_path, view, "bubblewrap")
+    for view, door_fd in ((View(), None), (View(relay=relay), 3)):
+        assert "--share-net" not in wrap((PYTHON,), tmp_path, view, "bubblewrap", door_fd)
 
 
-def test_a_relayed_server_runs_behind_the_relay_with_its_door_writable(tmp_path: Path) -> None:
+def test_a_relayed_server_runs_behind_the_relay_handed_its_door_by_descriptor(
+    tmp_path: Path,
+) -> None:
     door = tmp_path / "door"
     door.mkdir()
     relay = Relay(door / "http.sock", 8123)
-    wrapped = wrap((PYTHON, "-m", "server"), tmp_path, View(relay=relay), "bubblewrap")
+    wrapped = wrap((PYTHON, "-m", "server"), tmp_path, View(relay=relay), "bubblewrap", 5)
     command = wrapped[wrapped.index("--") + 1 :]
     assert command == (
-        PYTHON, str(RELAY_SCRIPT), "--socket", str(door / "http.sock"), "--port", "8123",
+        PYTHON, str(RELAY_SCRIPT), "--listen-fd", "5", "--port", "8123",
         "--", PYTHON, "-m", "server",
     )  # fmt: skip
-    assert str(door) in _pairs(wrapped, "--bind")
     assert str(RELAY_SCRIPT) in _pairs(wrapped, "--ro-bind")
+
+
+def test_the_door_folder_is_never_bound_into_the_sandbox(tmp_path: Path) -> None:
+    door = tmp_path / "door"
+    door.mkdir()
+    wrapped = wrap(
+        (PYTHON,), tmp_path, View(relay=Relay(door / "http.sock", 8123)), "bubblewrap", 5
+    )
+    assert not any(str(door) in part for part in wrapped[: wrapped.index("--")])
+
+
+def test_a_relayed_server_without_its_door_descriptor_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SandboxError, match="door"):
+        wrap((PYTHON,), tmp_path, View(relay=Relay(tmp_path / "h.sock", 1)), "bubblewrap")
 
 
 def test_read_only_and_writable_paths_are_bound_as_such(tmp_path: Path) -> None:

@@ -54,10 +54,8 @@ def settings(base_url: str, **overrides: Any) -> EndpointSettings:
 
 
 def mock_endpoint(handler: Any, **overrides: Any) -> Endpoint:
-    client = httpx2.Client(
-        transport=httpx2.MockTransport(handler), base_url="http://endpoint.test/v1/"
-    )
-    return Endpoint(settings("http://endpoint.test/v1", **overrides), None, client=client)
+    transport = httpx2.MockTransport(handler)
+    return Endpoint(settings("http://endpoint.test/v1", **overrides), None, transport=transport)
 
 
 def reply(message: dict[str, Any]) -> dict[str, Any]:
@@ -319,8 +317,8 @@ def test_replay_answers_without_a_connection(tmp_path: Path) -> None:
     def refuse(request: httpx2.Request) -> httpx2.Response:
         raise AssertionError("replay opened a connection")
 
-    client = httpx2.Client(transport=httpx2.MockTransport(refuse), base_url="http://e/v1/")
-    endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "replay"), client=client)
+    transport = httpx2.MockTransport(refuse)
+    endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "replay"), transport=transport)
     assert endpoint.exchange(EXCHANGE) == {"x": 1}
 
 

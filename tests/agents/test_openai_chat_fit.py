@@ -17,6 +17,7 @@ from agentic.agents.llm_cache import LlmCache
 from agentic.agents.openai_chat import (
     FINAL_ONLY_NOTE,
     FINAL_TOOL,
+    STEP_GRACE_S,
     OpenAIChatSession,
     function_tools,
     load_agent_config,
@@ -289,10 +290,12 @@ def test_no_tokens_are_read_from_notes_of_an_endpoint_that_reported_none() -> No
     assert reported_tokens(["llm_cache replay: 0 entries, digest sha256:" + "0" * 64]) is None
 
 
-def test_the_step_deadline_is_the_configs(tmp_path: Path, tiny_fixture: Fixture) -> None:
-    chat = session(tmp_path, tiny_fixture, FakeEndpoint(), timeout_s=90.0, max_retries=0)
+def test_the_runners_step_deadline_is_the_configs_with_a_grace_for_the_endpoint_to_end_it(
+    tmp_path: Path, tiny_fixture: Fixture
+) -> None:
+    chat = session(tmp_path, tiny_fixture, FakeEndpoint(), timeout_s=90.0, max_retries=2)
     assert isinstance(chat, KeepsStepDeadline)
-    assert chat.step_deadline_s == 90.0 + 60.0
+    assert chat.step_deadline_s == 90.0 + STEP_GRACE_S
 
 
 def test_a_token_budget_counts_the_prompt_tokens_the_endpoint_reported(

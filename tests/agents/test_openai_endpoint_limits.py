@@ -7,7 +7,7 @@ never look the same."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ def _failure(endpoint: Any, path: str = "chat/completions") -> AgentStepError:
 def test_a_reply_over_the_cap_is_read_no_further_than_the_cap() -> None:
     sent: list[int] = []
 
-    def endless() -> Iterator[bytes]:
+    async def endless() -> AsyncIterator[bytes]:
         for _ in range(64):  # 64 MiB on offer
             sent.append(CHUNK)
             yield b" " * CHUNK
@@ -65,7 +65,7 @@ def test_a_reply_over_the_cap_is_read_no_further_than_the_cap() -> None:
 def test_a_reply_announcing_more_than_the_cap_is_refused_unread() -> None:
     sent: list[int] = []
 
-    def body() -> Iterator[bytes]:
+    async def body() -> AsyncIterator[bytes]:
         sent.append(CHUNK)
         yield b"{}"
 

@@ -6,6 +6,7 @@ recorded as written)."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,8 @@ def test_a_transport_failure_is_never_written_to_the_cache(tmp_path: Path) -> No
     def refuse(request: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("refused", request=request)
 
-    client = httpx2.Client(transport=httpx2.MockTransport(refuse), base_url="http://e/v1/")
-    endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "record"), client=client)
+    transport = httpx2.MockTransport(refuse)
+    endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "record"), transport=transport)
     with pytest.raises(AgentStepError):
         endpoint.post_json("chat/completions", {"model": "m"})
     assert list(tmp_path.iterdir()) == []
@@ -131,11 +132,30 @@ def test_a_key_echoed_in_an_error_excerpt_is_removed_before_the_excerpt_is_cut()
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(401, text=text)
 
-    client = httpx2.Client(transport=httpx2.MockTransport(handler), base_url="http://e/v1/")
-    endpoint = Endpoint(settings("http://e/v1", api_key=KEY), None, client=client)
+    transport = httpx2.MockTransport(handler)
+    endpoint = Endpoint(settings("http://e/v1", api_key=KEY), None, transport=transport)
     with pytest.raises(AgentStepError) as caught:
         endpoint.post_json("chat/completions", {"model": "m"})
     assert KEY[:6] not in str(caught.value)
+
+
+def test_a_key_echoed_base64_encoded_in_a_reply_is_cached_as_a_placeholder(
+    tmp_path: Path,
+) -> None:
+    # A debugging endpoint echoes the credentials it was sent the way it decoded them.
+    echoed = base64.b64encode(KEY.encode("utf-8")).decode("ascii")
+    answer = reply({"role": "assistant", "content": f"you sent {echoed}"})
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, json=answer)
+
+    transport = httpx2.MockTransport(handler)
+    cache = LlmCache(tmp_path, "record")
+    endpoint = Endpoint(settings("http://e/v1", api_key=KEY), cache, transport=transport)
+    endpoint.post_json("chat/completions", {"model": "m"})
+    [entry] = [p.read_text(encoding="utf-8") for p in tmp_path.glob("*.json")]
+    assert echoed not in entry
+    assert f"you sent {SECRET}" in entry
 
 
 # --- credentials in base_url ----------------------------------------------------------------
@@ -199,6 +219,6 @@ def test_a_plain_reply_is_unchanged_by_scrubbing() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, json=answer)
 
-    client = httpx2.Client(transport=httpx2.MockTransport(handler), base_url="http://e/v1/")
-    endpoint = Endpoint(settings("http://e/v1", api_key=KEY), None, client=client)
+    transport = httpx2.MockTransport(handler)
+    endpoint = Endpoint(settings("http://e/v1", api_key=KEY), None, transport=transport)
     assert endpoint.post_json("chat/completions", {"model": "m"}) == answer

@@ -239,6 +239,32 @@ def test_a_kit_started_http_server_under_the_sandbox_reaches_no_host_service(
     assert (tmp_path / "out" / "report.json").is_file(), stderr
 
 
+@pytest.fixture
+def host_socket(tmp_path: Path) -> Iterator[tuple[Path, socket.socket]]:
+    """A Unix socket service of the host (a stand-in for docker.sock), not accepting yet."""
+    path = tmp_path / "host.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        listener.listen()
+        listener.setblocking(False)
+        yield path, listener
+
+
+def test_a_sandboxed_http_server_cannot_turn_the_harness_door_on_a_host_socket(
+    tmp_path: Path,
+    tiny_fixture_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    host_socket: tuple[Path, socket.socket],
+) -> None:
+    monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
+    target, listener = host_socket
+    document = http_config("door-hijack", id="hostile", env={"HOSTILE_TARGET_SOCKET": str(target)})
+    code, stderr = _run_config(tmp_path, tiny_fixture_dir, write_config(tmp_path / "c", document))
+    assert code in (0, 1), stderr
+    with pytest.raises(BlockingIOError):
+        listener.accept()  # the harness never connected to the host's socket
+
+
 def test_without_the_sandbox_the_same_http_server_reaches_the_host_service(
     tmp_path: Path, tiny_fixture_dir: Path, monkeypatch: pytest.MonkeyPatch, host_service: int
 ) -> None:
@@ -302,9 +328,10 @@ def test_a_command_found_as_a_pyenv_shim_starts_in_the_sandbox(
 
 
 def test_a_command_the_sandbox_cannot_exec_is_named_as_not_visible() -> None:
-    from agentic.adapters.mcp.client import LoopConnection, McpClientError
+    from agentic.adapters.mcp.client import ConnectionLimits, LoopConnection, McpClientError
 
-    connection: LoopConnection[object] = LoopConnection(1.0, 4096, "test")
+    limits = ConnectionLimits(max_message_bytes=4096, stderr_bytes=4096)
+    connection: LoopConnection[object] = LoopConnection(limits, "test")
     connection.stderr.append(b"bwrap: execvp /opt/server/bin/serve: No such file or directory\n")
     failure = connection._with_stderr(McpClientError("crashed", "server closed stdout"))
     assert (failure.kind, str(failure)) == (

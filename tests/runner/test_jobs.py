@@ -1,5 +1,6 @@
 """``--jobs N``: pairs at once (threads, or worker processes), and the report byte for byte
-the same for every N."""
+the same for every N. N is bounded (``MAX_JOBS``), and no more threads start than there are
+pairs to run."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agentic.cli import main
+from agentic.cli import build_parser, main
+from agentic.commands.argtypes import MAX_JOBS
 from agentic.fixture.loader import Fixture
+from agentic.runner import lifecycles
+from agentic.runner.bounded import DaemonPool
 from tests.support.fake_openai import FakeEndpoint, config_text, serving
 
 
@@ -64,3 +68,43 @@ def test_the_local_models_report_is_the_same_at_one_and_two_worker_processes(
     one = canonical_of_run(capsys, tmp_path / "one", *argv)
     two = canonical_of_run(capsys, tmp_path / "two", *argv, "--jobs", "2")
     assert two == one
+
+
+@pytest.mark.parametrize("jobs", [str(MAX_JOBS + 1), "9" * 20])
+def test_a_jobs_count_above_the_bound_is_refused_in_one_line_naming_it(
+    jobs: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "--adapter", "lexical", "--task", "t0e10001", "--jobs", jobs])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.startswith("agentic: invalid_cli_option: argument --jobs: "), err
+    assert str(MAX_JOBS) in err
+
+
+def test_the_bound_itself_is_a_valid_jobs_count() -> None:
+    args = build_parser(["run"]).parse_args(["run", "--jobs", str(MAX_JOBS)])
+    assert args.jobs == MAX_JOBS
+
+
+def test_no_more_pair_threads_start_than_there_are_pairs(
+    tiny_fixture: Fixture,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[int] = []
+
+    class RecordingPool(DaemonPool):
+        def __init__(self, workers: int, name: str) -> None:
+            started.append(workers)
+            super().__init__(workers, name)
+
+    monkeypatch.setattr(lifecycles, "DaemonPool", RecordingPool)
+    tasks = ",".join(task.taskId for task in tiny_fixture.tasks[:2])
+    # One adapter, the cold cohort only, two tasks: two pairs.
+    canonical_of_run(
+        capsys, tmp_path / "out", "--fixture", str(tiny_fixture.root), "--adapter", "lexical",
+        "--lifecycle", "cold", "--task", tasks, "--no-replay", "--jobs", str(MAX_JOBS),
+    )  # fmt: skip
+    assert started == [2]

@@ -1,8 +1,8 @@
 """A run's key (``runner/journal.KeyRef``): where it lives, what the kit creates, what it refuses.
 
 The key seals journal entries and shards; these tests pin where it is kept (outside both), that
-the kit creates only private state-dir keys, and that an unusable key file is one line and
-exit 2."""
+the kit creates only private state-dir keys, that a key file is trusted only when private and
+the running user's own, and that an unusable key file is one line and exit 2."""
 
 from __future__ import annotations
 
@@ -81,6 +81,32 @@ def test_a_key_file_others_may_read_is_refused(tmp_path: Path) -> None:
     assert refused.value.message == (
         f"{path}: others than its owner may use it (mode 0o644; chmod 600)"
     )
+
+
+OTHER_UID = 12345
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="only root can give a file to another account (os.chown)",
+)
+def test_a_key_file_owned_by_another_account_is_refused_naming_its_owner(tmp_path: Path) -> None:
+    path = _key_file(tmp_path / "run.key", os.urandom(32))
+    os.chown(path, OTHER_UID, -1)
+    with pytest.raises(ContractError) as refused:
+        KeyRef(path, given=True).load()
+    assert refused.value.code == "invalid_run_key"
+    assert refused.value.message == (
+        f"{path}: owned by uid {OTHER_UID}, not by the running user (uid {os.geteuid()}); "
+        "chown it or use a key of your own"
+    )
+
+
+def test_the_running_users_own_private_key_file_is_accepted(tmp_path: Path) -> None:
+    secret = os.urandom(32)
+    path = _key_file(tmp_path / "run.key", secret)
+    assert path.stat().st_uid == os.geteuid()
+    assert KeyRef(path, given=True).load().secret == secret
 
 
 @pytest.mark.parametrize("size", [31, 4097])

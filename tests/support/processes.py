@@ -13,14 +13,14 @@ from pathlib import Path
 _GONE_WITHIN_S = 10.0
 
 
-def _stat_fields(pid_dir: Path) -> tuple[str, int] | None:
-    """(state, process group) of one /proc entry, or None when it vanished."""
+def _stat_fields(pid_dir: Path) -> tuple[str, int, int] | None:
+    """(state, parent, process group) of one /proc entry, or None when it vanished."""
     try:
         stat = (pid_dir / "stat").read_text()
     except OSError:
         return None
     fields = stat.rsplit(")", 1)[1].split()
-    return fields[0], int(fields[2])
+    return fields[0], int(fields[1]), int(fields[2])
 
 
 def live_group_members(pgid: int) -> list[int]:
@@ -28,9 +28,20 @@ def live_group_members(pgid: int) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             fields = _stat_fields(entry)
-            if fields is not None and fields[1] == pgid and fields[0] != "Z":
+            if fields is not None and fields[2] == pgid and fields[0] != "Z":
                 members.append(int(entry.name))
     return members
+
+
+def zombie_children() -> list[int]:
+    """This process's children that have ended and are not reaped."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(entry)
+            if fields is not None and fields[0] == "Z" and fields[1] == os.getpid():
+                found.append(int(entry.name))
+    return found
 
 
 def process_alive(pid: int) -> bool:

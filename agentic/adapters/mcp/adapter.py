@@ -76,7 +76,7 @@ from agentic.adapters.mcp.profile import (
 from agentic.adapters.sandbox import Relay, SandboxError, isolation
 from agentic.contract.canonical import fingerprint
 from agentic.contract.code_names import ErrorCodeName
-from agentic.contract.credentials import Secrets
+from agentic.contract.credentials import Secrets, clip_tail
 from agentic.contract.receipt import Capabilities, FailureClass
 from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
@@ -116,22 +116,25 @@ def call_failure(failure: McpClientError, stderr: str) -> AdapterCallError:
 
 
 def _with_stderr(message: str, stderr: str) -> str:
-    tail = stderr.strip()[-_STDERR_NOTE_CHARS:]
+    """``message`` and the end of ``stderr``, a scrubbed ``StderrTail.text``."""
+    tail = clip_tail(stderr.strip(), _STDERR_NOTE_CHARS)
     return f"{message}; stderr: {tail}" if tail else message
 
 
-def raw_result(result: types.CallToolResult) -> RawResult:
+def raw_result(result: types.CallToolResult, secrets: Secrets) -> RawResult:
+    """The reply as the kit reads it, ``secrets`` scrubbed from everything in it: whatever is
+    later quoted or cut from it (an excerpt in a message, a result) cannot hold part of one."""
     text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
     resources = tuple(
-        RawResource(uri=str(b.resource.uri), text=b.resource.text)
+        RawResource(uri=secrets.scrub(str(b.resource.uri)), text=secrets.scrub(b.resource.text))
         for b in result.content
         if isinstance(b, types.EmbeddedResource)
         and isinstance(b.resource, types.TextResourceContents)
     )
     return RawResult(
         is_error=bool(result.is_error),
-        structured=result.structured_content,
-        text=text,
+        structured=secrets.scrub_json(result.structured_content),
+        text=secrets.scrub(text),
         resources=resources,
     )
 
@@ -154,7 +157,8 @@ def _relay(url: str, run_root: Path) -> Relay | None:
 
 
 def _door(run_root: Path) -> Path:
-    """The folder of a sandboxed server's Unix socket. A socket's path is limited to 107 bytes,
+    """The folder of a sandboxed server's Unix socket, private to the harness (never bound into
+    the sandbox: the relay gets the socket itself). A socket's path is limited to 107 bytes,
     which a run root under a deep TMPDIR exceeds, so it lives under ``/tmp``, named after its
     run root, and goes with it (``_remove_run_root``)."""
     base = Path("/tmp") if os.access("/tmp", os.W_OK) else Path(tempfile.gettempdir())
@@ -292,7 +296,8 @@ class McpAdapter:
             left = max(deadline - time.perf_counter(), 0.001)
             try:
                 raw = raw_result(
-                    connection.call_tool(wait.product_tool, wait.arguments(root), timeout_s=left)
+                    connection.call_tool(wait.product_tool, wait.arguments(root), timeout_s=left),
+                    self._profile.secrets,
                 )
             except McpClientError as exc:
                 code = _START_FAILURES["adapter_attach", exc.kind == "timeout"]
@@ -364,6 +369,7 @@ class McpAdapter:
             max_message_bytes=profile.max_message_bytes,
             close_grace_s=profile.close_grace_s,
             skip_stdout_text=profile.skip_stdout_text,
+            secrets=profile.secrets,
         )
         if profile.http is None:
             spec = ChildSpec(argv, env, run_root, view)
@@ -466,7 +472,7 @@ class McpSession:
             raise AdapterError(
                 "readiness_probe_failed", "harness_error", f"{exc.kind}: {exc}"
             ) from exc
-        probe.check(raw_result(result))
+        probe.check(raw_result(result, self._profile.secrets))
 
     def call(self, tool_name: str, arguments: JsonObject, *, timeout_s: float) -> CallOutcome:
         with secrets_removed(self._profile.secrets):
@@ -515,7 +521,7 @@ class McpSession:
             result = self._connection.call_tool(tool, arguments, timeout_s=timeout_s)
         except McpClientError as exc:
             raise call_failure(exc, self._connection.stderr.text()) from exc
-        return raw_result(result)
+        return raw_result(result, self._profile.secrets)
 
     def close(self) -> None:
         if self._closed:

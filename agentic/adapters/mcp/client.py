@@ -38,6 +38,7 @@ from agentic.adapters.mcp.process import (
     spawn,
     stop,
 )
+from agentic.contract.credentials import NO_SECRETS, Secrets, clip_tail
 from agentic.contract.errors import AgenticError
 from agentic.contract.strict_json import JsonObject
 
@@ -122,6 +123,8 @@ class ConnectionLimits:
     # Lines on stdout that are not JSON at all (a server's own start-up chatter) go to the
     # stderr tail instead of ending the connection; malformed JSON-RPC stays fatal.
     skip_stdout_text: bool = False
+    # What the server holds that no excerpt of its output may show (its ``secret_env``).
+    secrets: Secrets = NO_SECRETS
 
 
 @dataclass
@@ -143,9 +146,9 @@ class LoopConnection(Generic[LiveT]):
     until ``_signal_stop``), resolves ``_ready`` with ``(loop, live)`` or an error, and guards
     each request in ``_guard``. Callers use it synchronously from any other thread."""
 
-    def __init__(self, limits_grace_s: float, stderr_bytes: int, thread_name: str) -> None:
-        self._close_grace_s = limits_grace_s
-        self.stderr = StderrTail(stderr_bytes)
+    def __init__(self, limits: ConnectionLimits, thread_name: str) -> None:
+        self._close_grace_s = limits.close_grace_s
+        self.stderr = StderrTail(limits.stderr_bytes, limits.secrets)
         self._ready: concurrent.futures.Future[tuple[asyncio.AbstractEventLoop, LiveT]] = (
             concurrent.futures.Future()
         )
@@ -195,7 +198,7 @@ class LoopConnection(Generic[LiveT]):
             return McpClientError(
                 "spawn_failed", f"executable not visible in the sandbox: {unseen.group(1)}"
             )
-        tail = " | ".join(lines[-_START_STDERR_LINES:])[-_START_STDERR_CHARS:]
+        tail = clip_tail(" | ".join(lines[-_START_STDERR_LINES:]), _START_STDERR_CHARS)
         return McpClientError(failure.kind, f"{failure}; stderr: {tail}")
 
     def close(self) -> None:
@@ -284,7 +287,7 @@ class McpConnection(LoopConnection["_Live"]):
     """A started, initialized MCP session with one child process over stdio. Use :meth:`open`."""
 
     def __init__(self, spec: ChildSpec, limits: ConnectionLimits, init_timeout_s: float) -> None:
-        super().__init__(limits.close_grace_s, limits.stderr_bytes, "mcp-connection")
+        super().__init__(limits, "mcp-connection")
         self._spec = spec
         self._limits = limits
         self._init_timeout_s = init_timeout_s

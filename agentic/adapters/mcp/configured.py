@@ -264,7 +264,9 @@ def _prepare(
             label = f"{config.id} prepare"
             try:
                 budget = config.prepare_timeout_s or timeout_s
-                finished = run_bounded(argv, env, prepared, budget, label=label, view=view)
+                finished = run_bounded(
+                    argv, env, prepared, budget, label=label, view=view, secrets=config.secrets()
+                )
             finally:
                 shutil.rmtree(home, ignore_errors=True)
             if finished.returncode != 0:

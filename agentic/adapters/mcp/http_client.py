@@ -13,6 +13,8 @@ closing the connection terminates the whole group.
 HTTP specifics, all decided in one transport wrapper around the SDK's ``httpx2`` client:
 
 - a reply body (JSON or one SSE stream) over the byte cap ends the connection as ``oversized``;
+  the cap counts decoded bytes: the body is decoded here, piece by piece, whatever its
+  ``Content-Encoding`` (``content_coding.py``), and requests ask for ``identity``;
 - an HTTP status >= 400 on a request is an ``error_response`` naming the status;
 - a refused or broken connection is ``crashed`` (the server went away or was never there).
 
@@ -47,6 +49,12 @@ from agentic.adapters.mcp.client import (
     McpClientError,
     start_child,
 )
+from agentic.adapters.mcp.content_coding import (
+    BoundedDecoder,
+    ContentCodingError,
+    DecodedTooLargeError,
+    codings,
+)
 from agentic.adapters.mcp.process import (
     ChildSpec,
     StderrTail,
@@ -72,25 +80,36 @@ class _Faults:
         self.status: McpClientError | None = None
 
 
-class _ReplyTooLargeError(httpx2.StreamError, AgenticError):
+class _ReplyRefusedError(httpx2.StreamError, AgenticError):
     pass
 
 
 class _CappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, cap: int, faults: _Faults) -> None:
+    """The body decoded here (see ``content_coding.py``) and counted as decoded: the cap bounds
+    what the SDK will hold, never only what crossed the wire."""
+
+    def __init__(
+        self, inner: httpx2.AsyncByteStream, decoder: BoundedDecoder, faults: _Faults
+    ) -> None:
         self._inner = inner
-        self._cap = cap
+        self._decoder = decoder
         self._faults = faults
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        total = 0
-        async for chunk in self._inner:
-            total += len(chunk)
-            if total > self._cap:
-                failure = McpClientError("oversized", f"server reply exceeds {self._cap} bytes")
-                self._faults.fatal = self._faults.fatal or failure
-                raise _ReplyTooLargeError(str(failure))
-            yield chunk
+        try:
+            async for chunk in self._inner:
+                for piece in self._decoder.feed(chunk):
+                    yield piece
+            for piece in self._decoder.finish():
+                yield piece
+        except DecodedTooLargeError as exc:
+            raise self._fail(McpClientError("oversized", f"server reply: {exc}")) from None
+        except ContentCodingError as exc:
+            raise self._fail(McpClientError("malformed", f"server reply: {exc}")) from None
+
+    def _fail(self, failure: McpClientError) -> _ReplyRefusedError:
+        self._faults.fatal = self._faults.fatal or failure
+        return _ReplyRefusedError(str(failure))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -119,23 +138,41 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
             self._faults.status = McpClientError(
                 "error_response", f"HTTP {response.status_code} from {request.url}"
             )
-        length = response.headers.get("content-length", "")
-        if length.isdigit() and int(length) > self._cap:
+        refusal = _refusal(response.headers, self._cap)
+        if refusal is not None:
             await response.aclose()
-            failure = McpClientError("oversized", f"server reply declares {length} bytes")
-            self._faults.fatal = self._faults.fatal or failure
+            self._faults.fatal = self._faults.fatal or refusal
             return httpx2.Response(502, request=request)
         assert isinstance(response.stream, httpx2.AsyncByteStream)
+        decoder = BoundedDecoder(codings(response.headers.get("content-encoding", "")), self._cap)
+        # The body leaves decoded: the SDK's client must not decode it a second time, and the
+        # wire length no longer describes it.
+        headers = response.headers.copy()
+        for name in ("content-encoding", "content-length"):
+            headers.pop(name, None)
         return httpx2.Response(
             response.status_code,
-            headers=response.headers,
-            stream=_CappedStream(response.stream, self._cap, self._faults),
+            headers=headers,
+            stream=_CappedStream(response.stream, decoder, self._faults),
             request=request,
             extensions=response.extensions,
         )
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def _refusal(headers: httpx2.Headers, cap: int) -> McpClientError | None:
+    """Why a reply is refused on its headers alone: a declared length over the cap, or a coding
+    the client cannot decode."""
+    length = headers.get("content-length", "")
+    if length.isdigit() and int(length) > cap:
+        return McpClientError("oversized", f"server reply declares {length} bytes")
+    try:
+        codings(headers.get("content-encoding", ""))
+    except ContentCodingError as exc:
+        return McpClientError("malformed", f"server reply: {exc}")
+    return None
 
 
 @dataclass
@@ -157,7 +194,7 @@ class HttpConnection(LoopConnection[_Live]):
         init_timeout_s: float,
         unix_socket: Path | None = None,
     ) -> None:
-        super().__init__(limits.close_grace_s, limits.stderr_bytes, "mcp-http")
+        super().__init__(limits, "mcp-http")
         self._url = url
         self._spec = spec
         self._limits = limits
@@ -263,7 +300,11 @@ class HttpConnection(LoopConnection[_Live]):
         faults = _Faults()
         transport = _GuardedTransport(self._limits.max_message_bytes, faults, self._unix_socket)
         # Deadlines are ours (anyio.fail_after per request); the client's own stay out of the way.
-        client = httpx2.AsyncClient(transport=transport, timeout=httpx2.Timeout(None))
+        client = httpx2.AsyncClient(
+            transport=transport,
+            timeout=httpx2.Timeout(None),
+            headers={"Accept-Encoding": "identity"},
+        )
         async with (
             client,
             streamable_http_client(

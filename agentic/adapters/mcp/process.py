@@ -22,7 +22,8 @@ import anyio
 from anyio.abc import ByteReceiveStream, Process
 
 from agentic.adapters.errors import AdapterError
-from agentic.adapters.sandbox import SandboxError, View, isolation, wrap
+from agentic.adapters.sandbox import SandboxError, View, bound_door, isolation, wrap
+from agentic.contract.credentials import NO_SECRETS, Secrets, clip_tail
 from agentic.contract.errors import AgenticError
 from agentic.processes import SESSION_ENV, become_subreaper, kill_tree, reap_adopted
 
@@ -58,13 +59,14 @@ class ChildSpec:
     view: View | None = None
     marker: str = field(default_factory=_marker)
 
-    def command(self) -> tuple[str, ...]:
-        """The argv to execute: wrapped in the sandbox when there is a view and one is used.
-        Called right before the spawn, it also makes this process a subreaper, so whatever the
-        child detaches is re-parented here (``agentic/processes.py``)."""
+    def command(self, door_fd: int | None = None) -> tuple[str, ...]:
+        """The argv to execute: wrapped in the sandbox when there is a view and one is used
+        (``door_fd``: a relayed server's bound socket, see ``sandbox.bound_door``). Called right
+        before the spawn, it also makes this process a subreaper, so whatever the child
+        detaches is re-parented here (``agentic/processes.py``)."""
         become_subreaper()
         try:
-            return wrap(self.argv, self.cwd, self.view, isolation())
+            return wrap(self.argv, self.cwd, self.view, isolation(), door_fd)
         except SandboxError as exc:
             raise OSError(str(exc)) from None
 
@@ -93,10 +95,12 @@ def isolated_environment(root: Path, extra: Mapping[str, str] | None = None) -> 
 
 
 class StderrTail:
-    """The last ``limit`` bytes a child wrote to stderr, readable from any thread."""
+    """The last ``limit`` bytes a child wrote to stderr, readable from any thread, as text with
+    ``secrets`` scrubbed (a server's stderr may echo the token it was given)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, secrets: Secrets = NO_SECRETS) -> None:
         self._limit = limit
+        self._secrets = secrets
         self._data = bytearray()
         self._dropped = 0
         self._lock = threading.Lock()
@@ -111,9 +115,14 @@ class StderrTail:
 
     def text(self) -> str:
         with self._lock:
-            body = self._data.decode("utf-8", errors="replace")
+            body = self._secrets.scrub(self._data.decode("utf-8", errors="replace"))
             dropped = self._dropped
-        return f"[{dropped} earlier bytes dropped]\n{body}" if dropped else body
+        if not dropped:
+            return body
+        # The kept bytes may begin with the end of a secret whose start was dropped: the
+        # characters that could hold such an end go too.
+        body = clip_tail(body, len(body) - max(self._secrets.reach - 1, 0))
+        return f"[{dropped} earlier bytes dropped]\n{body}"
 
 
 class FramingError(AgenticError):
@@ -150,13 +159,15 @@ class LineReader:
 
 
 async def spawn(spec: ChildSpec) -> Process:
-    """Start the child in its own session with all three pipes."""
-    return await anyio.open_process(
-        list(spec.command()),
-        env=spec.environment(),
-        cwd=str(spec.cwd),
-        start_new_session=True,
-    )
+    """Start the child in its own session with all three pipes (and a relayed server's door)."""
+    with bound_door(spec.view.relay if spec.view is not None else None) as door_fd:
+        return await anyio.open_process(
+            list(spec.command(door_fd)),
+            env=spec.environment(),
+            cwd=str(spec.cwd),
+            start_new_session=True,
+            pass_fds=() if door_fd is None else (door_fd,),
+        )
 
 
 async def drain_stderr(stream: ByteReceiveStream, tail: StderrTail) -> None:
@@ -219,17 +230,19 @@ async def _finish(process: Process, spec: ChildSpec) -> None:
 
 @dataclass(frozen=True)
 class Finished:
+    """A bounded command's status and output (scrubbed of the secrets it was run with)."""
+
     returncode: int
     stdout: str
     stderr: str
 
     @property
     def stderr_tail(self) -> str:
-        return self.stderr.strip()[-STDERR_TAIL_CHARS:]
+        return clip_tail(self.stderr.strip(), STDERR_TAIL_CHARS)
 
     def tail(self) -> str:
         """The end of stderr (else stdout) on one line, for an error message."""
-        text = (self.stderr.strip() or self.stdout.strip())[-STDERR_TAIL_CHARS:]
+        text = clip_tail(self.stderr.strip() or self.stdout.strip(), STDERR_TAIL_CHARS)
         return " ".join(text.split())
 
 
@@ -246,12 +259,14 @@ def run_to_completion(
     env: Mapping[str, str],
     cwd: Path,
     timeout_s: float,
+    *,
     view: View | None = None,
+    secrets: Secrets = NO_SECRETS,
 ) -> Finished:
     """Run one command in its own process group and capture its output; kill the whole group on
     timeout and after exit, so no helper it spawned outlives it. ``view``: run it sandboxed (a
-    backend's own step). Raises ChildStartError or ChildTimeoutError; callers word them in their
-    own error type."""
+    backend's own step); ``secrets``: scrubbed from its output before anything is cut from it.
+    Raises ChildStartError or ChildTimeoutError; callers word them in their own error type."""
     spec = ChildSpec(tuple(argv), env, cwd, view)
     try:
         child = subprocess.Popen(
@@ -277,8 +292,8 @@ def run_to_completion(
     reap_orphans(spec, child.pid)
     return Finished(
         child.returncode,
-        out.decode("utf-8", errors="replace"),
-        err.decode("utf-8", errors="replace"),
+        secrets.scrub(out.decode("utf-8", errors="replace")),
+        secrets.scrub(err.decode("utf-8", errors="replace")),
     )
 
 
@@ -290,18 +305,22 @@ def run_bounded(
     *,
     label: str,
     view: View | None = None,
+    secrets: Secrets = NO_SECRETS,
 ) -> Finished:
     """A preparation step, bounded (see ``run_to_completion``): failing to start is
     ``adapter_preparation_failed``, running out of time ``adapter_preparation_timeout``."""
     try:
-        return run_to_completion(argv, env, cwd, timeout_s, view)
+        return run_to_completion(argv, env, cwd, timeout_s, view=view, secrets=secrets)
     except ChildStartError as exc:
         raise AdapterError(
             "adapter_preparation_failed", "harness_error", f"cannot run {argv[0]}: {exc}"
         ) from None
     except ChildTimeoutError:
         raise AdapterError(
-            "adapter_preparation_timeout", "harness_error", f"{label} exceeded {timeout_s:g} s"
+            "adapter_preparation_timeout",
+            "harness_error",
+            f"{label} exceeded {timeout_s:g} s "
+            "(--prepare-timeout-ms, or a backend config's prepare_timeout_s)",
         ) from None
 
 

@@ -37,6 +37,7 @@ from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp import results
 from agentic.adapters.mcp.backend_config import FieldMap, ResultReading
 from agentic.adapters.mcp.profile import RawResult
+from agentic.contract.credentials import clip_head
 from agentic.contract.strict_json import JsonObject, JsonValue
 
 _ERROR_CHARS = 300
@@ -70,7 +71,7 @@ def reply_text(raw: RawResult) -> str:
 
 
 def product_failure(tool: str, text: str) -> AdapterCallError:
-    flat = " ".join(text.split())[:_ERROR_CHARS]
+    flat = clip_head(" ".join(text.split()), _ERROR_CHARS)
     return AdapterCallError("tool_call_failed", "product_error", f"{tool}: {flat}")
 
 

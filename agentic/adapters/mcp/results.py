@@ -22,6 +22,7 @@ from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.profile import CallScope, ParseInput, RawResult
 from agentic.adapters.reads import line_evidence, scope_violation
 from agentic.contract.canonical import canonical_text
+from agentic.contract.credentials import clip_head
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
 from agentic.contract.strict_json import JsonArray, JsonObject
@@ -204,7 +205,7 @@ def excerpt(raw: RawResult) -> str:
     """The start of a reply, on one line: its structured content, else its text."""
     shown = canonical_text(raw.structured) if raw.structured is not None else raw.text
     flat = " ".join(shown.split())
-    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
+    return flat if len(flat) <= EXCERPT_CHARS else clip_head(flat, EXCERPT_CHARS - 1) + "…"
 
 
 def parse_structured(

@@ -204,8 +204,16 @@ def qmd_environment(
     return env
 
 
-def run_qmd(settings: RunSettings, root: Path, args: tuple[str, ...], timeout_s: float) -> None:
-    """One qmd CLI command against the prepared index, bounded; a failure is preparation's."""
+def run_qmd(
+    settings: RunSettings,
+    root: Path,
+    args: tuple[str, ...],
+    timeout_s: float,
+    *,
+    setting: str | None = None,
+) -> None:
+    """One qmd CLI command against the prepared index, bounded; a failure is preparation's.
+    ``setting`` names the option that set ``timeout_s`` (see ``proc.run_bounded``)."""
     env = qmd_environment(settings, root, root / INDEX_FILE, root / CONFIG_DIR)
     view = View(read_only=settings.sandbox_paths(), writable=(root,))
     done = run_bounded(
@@ -215,6 +223,7 @@ def run_qmd(settings: RunSettings, root: Path, args: tuple[str, ...], timeout_s:
         timeout_s=timeout_s,
         code="qmd_update_failed",
         view=view,
+        setting=setting,
     )
     if done.returncode != 0:
         raise ContractError("qmd_update_failed", f"qmd {' '.join(args)} failed: {done.tail()}")
@@ -302,15 +311,17 @@ def build_index(
     *,
     timeout_s: float,
     embed_timeout_s: float,
+    setting: str,
 ) -> tuple[str, dict[str, str | int | float | bool | None]]:
     """Materialize, configure, ``qmd update`` (and ``qmd embed`` when the settings carry a
     vector model), checkpoint, verify against the snapshot; returns the index fingerprint and
-    preparation details."""
+    preparation details. ``setting`` is the option that set ``timeout_s`` (``qmd update``'s);
+    ``embed_timeout_s`` is the caller's own."""
     collections = snapshot_collections(snapshot)
     materialize(snapshot, root)
     write_config(root / CONFIG_DIR, root, collections, settings.models)
     (root / RUN_FILE).write_text(settings.to_json(), encoding="utf-8")
-    run_qmd(settings, root, ("update",), timeout_s)
+    run_qmd(settings, root, ("update",), timeout_s, setting=setting)
     if settings.vectors is not None:
         run_qmd(settings, root, ("embed",), embed_timeout_s)
     index = root / INDEX_FILE

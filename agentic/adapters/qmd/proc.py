@@ -31,13 +31,17 @@ def run_bounded(
     timeout_s: float,
     code: ErrorCodeName,
     view: View | None = None,
+    setting: str | None = None,
 ) -> Finished:
     """Run to completion within ``timeout_s``; ``code`` names the ContractError on failure to
-    start or on timeout (the process group is killed first)."""
+    start or on timeout (the process group is killed first). ``setting``, the option that set
+    ``timeout_s``, is named in the timeout's message: what to raise on a slow machine."""
     try:
-        return run_to_completion(argv, env, cwd, timeout_s, view)
+        return run_to_completion(argv, env, cwd, timeout_s, view=view)
     except ChildStartError as exc:
         raise ContractError(code, f"cannot start {argv[0]}: {exc}") from None
     except ChildTimeoutError:
         message = f"{Path(argv[0]).name} did not finish within {timeout_s:g} s"
+        if setting is not None:
+            message += f" ({setting})"
         raise ContractError(code, message) from None

@@ -46,6 +46,7 @@ import mcp_types as types
 
 from agentic.adapters import ids
 from agentic.adapters.base import CallOutcome, declared_capabilities
+from agentic.adapters.deadlines import PREPARE_TIMEOUT_OPTION
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.adapters.mcp.client import ConnectionLimits, McpClientError, McpConnection
 from agentic.adapters.mcp.process import ChildSpec
@@ -131,7 +132,12 @@ class QmdMode:
             models = verify_models(lock)
             settings = native.RunSettings.of(install, models.config(), lock.model("embed").sha256)
         fingerprint, details = native.build_index(
-            snapshot, root, settings, timeout_s=timeout_s, embed_timeout_s=EMBED_TIMEOUT_S
+            snapshot,
+            root,
+            settings,
+            timeout_s=timeout_s,
+            embed_timeout_s=EMBED_TIMEOUT_S,
+            setting=PREPARE_TIMEOUT_OPTION,
         )
         preflight_tools(lock, root, timeout_s)
         details.update(

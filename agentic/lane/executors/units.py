@@ -173,6 +173,7 @@ def worker_spec(plan: LanePlan, *, shared_filesystem: bool) -> WorkerSpec:
         "lifecycles": plan.schedule.lifecycles,
         "agent": request.agent,
         "timeout_s": request.timeout_s,
+        "prepare_timeout_s": request.prepare_timeout_s,
         "promote": None,
         "replay": request.replay,
         "index_cache": request.index_cache.absolute() if request.index_cache else None,
