@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 SESSION_ENV = "AGENTIC_BACKEND_SESSION"
@@ -71,8 +72,8 @@ def kill_tree(pid: int) -> None:
     """SIGKILL ``pid``'s group and every descendant, whatever session or group it moved to;
     then reap the descendants that were re-parented to this process as they died (``pid``
     itself is its spawner's to reap)."""
-    started = {child: _start_ticks(child) for child in descendants(pid)}
-    below = {child: start for child, start in started.items() if start is not None}
+    states = {child: process_state(child) for child in descendants(pid)}
+    below = {child: state.start_ticks for child, state in states.items() if state is not None}
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     for child in (pid, *below):
@@ -92,10 +93,10 @@ def _reap_killed(killed: dict[int, int]) -> None:
     pending = dict(killed)
     while pending and time.monotonic() < deadline:
         for child, start in list(pending.items()):
-            state = _state(child)
+            state = process_state(child)
             # Gone, its pid reused by another process, or reaped just now.
-            gone = state is None or state[2] != start
-            if gone or (state is not None and state[1] == me and _reaped(child)):
+            gone = state is None or state.start_ticks != start
+            if gone or (state is not None and state.parent == me and _reaped(child)):
                 del pending[child]
         if pending:
             time.sleep(_REAP_POLL_S)
@@ -142,8 +143,8 @@ def _sandbox_remains(pid: int) -> bool:
     marker cannot tell whose it was; but the kit never spawns a process into a new PID
     namespace itself, so a zombie child that is a namespace's init (pid 1 inside) is one of
     these, and no spawner of this process waits for it."""
-    state = _state(pid)
-    if state is None or state[0] != "Z":
+    state = process_state(pid)
+    if state is None or state.state != "Z":
         return False
     try:
         status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8", errors="replace")
@@ -176,18 +177,19 @@ def _parents() -> list[tuple[int, int]]:
     return pairs
 
 
-def _parent_of(pid: int) -> int | None:
-    state = _state(pid)
-    return state[1] if state is not None else None
+@dataclass(frozen=True)
+class ProcessState:
+    """What /proc tells of a process: its state letter (``Z`` for a zombie), its parent and its
+    start time in clock ticks after boot (which, with the pid, names it even once the pid is
+    reused)."""
+
+    state: str
+    parent: int
+    start_ticks: int
 
 
-def _start_ticks(pid: int) -> int | None:
-    state = _state(pid)
-    return state[2] if state is not None else None
-
-
-def _state(pid: int) -> tuple[str, int, int] | None:
-    """(state letter, parent pid, start time in clock ticks) from /proc, or None."""
+def process_state(pid: int) -> ProcessState | None:
+    """The process's state from /proc, or None when there is no such process (or no /proc)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -196,4 +198,9 @@ def _state(pid: int) -> tuple[str, int, int] | None:
     fields = stat[stat.rfind(")") + 2 :].split()
     if len(fields) <= _STARTTIME_FIELD:
         return None
-    return fields[0], int(fields[1]), int(fields[_STARTTIME_FIELD])
+    return ProcessState(fields[0], int(fields[1]), int(fields[_STARTTIME_FIELD]))
+
+
+def _parent_of(pid: int) -> int | None:
+    state = process_state(pid)
+    return state.parent if state is not None else None

@@ -28,7 +28,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
@@ -95,8 +95,12 @@ class Secrets:
         return bool(self.values)
 
     @cached_property
+    def _all_forms(self) -> frozenset[str]:
+        return frozenset(form for value in self.values for form in _forms(value))
+
+    @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
-        forms = {form for value in self.values for form in _forms(value)}
+        forms = self._all_forms
         if not forms:
             return None
         # Longest first: a secret that contains another is replaced whole, and a padded base64
@@ -109,20 +113,11 @@ class Secrets:
         pattern = self._pattern
         return text if pattern is None else pattern.sub(SECRET, text)
 
-    def tail(self, text: str, chars: int) -> str:
-        """The last ``chars`` characters of ``text`` as an excerpt shows them: scrubbed first,
-        so a secret straddling the cut cannot leave half of itself (``clip_tail``)."""
-        return clip_tail(self.scrub(text), chars)
-
-    def head(self, text: str, chars: int) -> str:
-        """The first ``chars`` characters of ``text``, scrubbed first (``clip_head``)."""
-        return clip_head(self.scrub(text), chars)
-
-    @property
+    @cached_property
     def reach(self) -> int:
         """The length of the longest form of a secret: a text cut anywhere may hold at most
         this many characters less one of a secret whose other part was cut away."""
-        return max((len(form) for value in self.values for form in _forms(value)), default=0)
+        return max((len(form) for form in self._all_forms), default=0)
 
     def scrub_json(self, value: JsonValue) -> JsonValue:
         """``value`` with every string in it (keys included) scrubbed."""
@@ -137,15 +132,15 @@ class Secrets:
         return value
 
 
-def _markers(text: str) -> Iterator[re.Match[str]]:
-    return re.finditer(re.escape(SECRET), text)
+_MARKER = re.compile(re.escape(SECRET))
 
 
 def clip_tail(text: str, chars: int) -> str:
     """The last ``chars`` characters of a scrubbed ``text``, cut outside any ``<secret>``
-    marker (a marker the cut would split is left out whole)."""
+    marker (a marker the cut would split is left out whole). Scrub first: a secret straddling
+    the cut would otherwise leave half of itself."""
     start = max(len(text) - chars, 0)
-    for marker in _markers(text):
+    for marker in _MARKER.finditer(text):
         if marker.start() < start < marker.end():
             start = marker.end()
     return text[start:]
@@ -154,7 +149,7 @@ def clip_tail(text: str, chars: int) -> str:
 def clip_head(text: str, chars: int) -> str:
     """The first ``chars`` characters of a scrubbed ``text``, cut outside any marker."""
     end = min(chars, len(text))
-    for marker in _markers(text):
+    for marker in _MARKER.finditer(text):
         if marker.start() < end < marker.end():
             end = marker.start()
     return text[:end]

@@ -39,6 +39,7 @@ from agentic.contract.report import (
 )
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
+from agentic.processes import process_state
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.index_cache import prepare_cached
 from agentic.runner.lifecycles import CohortContext, cold_receipts, warm_receipts
@@ -374,7 +375,6 @@ def combine_parts(
 WORK_PREFIX = "agentic-run-"
 OWNER_FILE = ".agentic-run-owner.json"
 _MAX_OWNER_BYTES = 1024
-_STARTTIME = 19  # /proc/<pid>/stat field 22, counted from the state field after the name
 _OWNER_KEYS = frozenset({"bootId", "pidNamespace", "pid", "startTicks"})
 
 
@@ -411,27 +411,18 @@ class RunOwner:
         return cls(boot, namespace, pid, start)
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the process name, or None when there is none."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2 :].split()
-
-
 def process_owner(pid: int) -> RunOwner | None:
     """A live process as a RunOwner, read from /proc; None when there is no such process (or no
     /proc: then no run folder records an owner, and none is ever swept)."""
-    fields = _stat_fields(pid)
+    state = process_state(pid)
     try:
         boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
         namespace = os.readlink("/proc/self/ns/pid")
     except (OSError, ValueError):
         return None
-    if fields is None or fields[0] == "Z":  # a zombie has ended; only its exit status is left
+    if state is None or state.state == "Z":  # a zombie has ended; only its exit status is left
         return None
-    return RunOwner(boot, namespace, pid, int(fields[_STARTTIME]))
+    return RunOwner(boot, namespace, pid, state.start_ticks)
 
 
 def _owner_gone(recorded: RunOwner, here: RunOwner) -> bool:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agentic.adapters.errors import AdapterError
 from agentic.adapters.mcp.process import StderrTail, run_to_completion
-from agentic.contract.credentials import SECRET, Secrets
+from agentic.contract.credentials import SECRET, Secrets, clip_head, clip_tail
 from agentic.fixture.loader import Fixture
 from agentic.runner.catalog import load_catalog
 from tests.support.backends import TIMEOUT_S, stdio_config, write_config
@@ -42,17 +42,21 @@ def leaks(text: str) -> bool:
 def test_a_tail_or_head_of_any_length_holds_no_part_of_a_secret_or_marker(
     before: str, after: str, chars: int
 ) -> None:
-    text = before + TOKEN + after
-    assert not leaks(SECRETS.tail(text, chars))
-    assert not leaks(SECRETS.head(text, chars))
+    scrubbed = SECRETS.scrub(before + TOKEN + after)
+    assert not leaks(clip_tail(scrubbed, chars))
+    assert not leaks(clip_head(scrubbed, chars))
 
 
 def test_a_tail_keeps_a_whole_marker_it_reaches() -> None:
-    assert SECRETS.tail("ab " + TOKEN + " cd", 11) == SECRET + " cd"
+    assert clip_tail(SECRETS.scrub("ab " + TOKEN + " cd"), 11) == SECRET + " cd"
 
 
 def test_a_tail_that_would_split_a_marker_leaves_the_marker_out() -> None:
-    assert SECRETS.tail(TOKEN + " cd", 5) == " cd"
+    assert clip_tail(SECRETS.scrub(TOKEN + " cd"), 5) == " cd"
+
+
+def test_a_head_that_would_split_a_marker_leaves_the_marker_out() -> None:
+    assert clip_head(SECRETS.scrub("ab " + TOKEN), 5) == "ab "
 
 
 @given(prefix=st.integers(min_value=0, max_value=80), limit=st.integers(20, 120))

@@ -24,6 +24,7 @@ from tests.support.backends import (
     agentic,
     attached,
     http_config,
+    search_failure,
     stdio_config,
     write_config,
 )
@@ -31,17 +32,6 @@ from tests.support.processes import group_gone, processes_mentioning
 from tests.support.tiny_fixture import TASK_A
 
 pytestmark = pytest.mark.real_process
-
-SHORT_S = 2.0
-
-
-def search_failure(document: dict[str, Any], fixture: Fixture, tmp_path: Path) -> AdapterCallError:
-    with (
-        attached(document, fixture, tmp_path) as session,
-        pytest.raises(AdapterCallError) as raised,
-    ):
-        session.call("search", {"query": "incident"}, timeout_s=SHORT_S)
-    return raised.value
 
 
 def lane(tmp_path: Path, document: dict[str, Any], fixture_dir: Path) -> tuple[int, str, Path]:

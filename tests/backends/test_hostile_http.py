@@ -15,8 +15,13 @@ from pathlib import Path
 import pytest
 
 from agentic.fixture.loader import Fixture
-from tests.backends.test_faults import search_failure
-from tests.support.backends import attached, child_env, http_config, write_config
+from tests.support.backends import (
+    attached,
+    child_env,
+    http_config,
+    search_failure,
+    write_config,
+)
 
 pytestmark = pytest.mark.real_process
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.adapter import McpSession
 from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
 from agentic.contract.errors import ContractError
@@ -32,6 +33,7 @@ SERVERS = Path(__file__).resolve().parent / "programs"
 MISBEHAVING_STDIO = SERVERS / "misbehaving_stdio.py"
 FAULTY_HTTP = SERVERS / "faulty_http.py"
 TIMEOUT_S = 20.0
+SHORT_S = 2.0  # a search's deadline in the fault tests: every fault ends well before it
 
 
 def toml_key(key: str) -> str:
@@ -168,3 +170,13 @@ def attached(
     finally:
         session.close()
         assert session.pid is None or group_gone(session.pid)
+
+
+def search_failure(document: JsonObject, fixture: Fixture, tmp_path: Path) -> AdapterCallError:
+    """The failure of one search of the config ``document``, within two seconds."""
+    with (
+        attached(document, fixture, tmp_path) as session,
+        pytest.raises(AdapterCallError) as raised,
+    ):
+        session.call("search", {"query": "incident"}, timeout_s=SHORT_S)
+    return raised.value

@@ -138,13 +138,13 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
             self._faults.status = McpClientError(
                 "error_response", f"HTTP {response.status_code} from {request.url}"
             )
-        refusal = _refusal(response.headers, self._cap)
-        if refusal is not None:
+        try:
+            decoder = _decoder(response.headers, self._cap)
+        except McpClientError as refusal:
             await response.aclose()
             self._faults.fatal = self._faults.fatal or refusal
             return httpx2.Response(502, request=request)
         assert isinstance(response.stream, httpx2.AsyncByteStream)
-        decoder = BoundedDecoder(codings(response.headers.get("content-encoding", "")), self._cap)
         # The body leaves decoded: the SDK's client must not decode it a second time, and the
         # wire length no longer describes it.
         headers = response.headers.copy()
@@ -162,17 +162,16 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _refusal(headers: httpx2.Headers, cap: int) -> McpClientError | None:
-    """Why a reply is refused on its headers alone: a declared length over the cap, or a coding
-    the client cannot decode."""
+def _decoder(headers: httpx2.Headers, cap: int) -> BoundedDecoder:
+    """The decoder of a reply's body; McpClientError when its headers alone refuse it: a
+    declared length over the cap, or a coding the client cannot decode."""
     length = headers.get("content-length", "")
     if length.isdigit() and int(length) > cap:
-        return McpClientError("oversized", f"server reply declares {length} bytes")
+        raise McpClientError("oversized", f"server reply declares {length} bytes")
     try:
-        codings(headers.get("content-encoding", ""))
+        return BoundedDecoder(codings(headers.get("content-encoding", "")), cap)
     except ContentCodingError as exc:
-        return McpClientError("malformed", f"server reply: {exc}")
-    return None
+        raise McpClientError("malformed", f"server reply: {exc}") from None
 
 
 @dataclass
