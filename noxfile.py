@@ -267,7 +267,7 @@ def prepare(session: nox.Session) -> None:
 
 
 def _prepare_indexes(session: nox.Session) -> None:
-    agentic(session, "prepare", "--lane", AUTHORITATIVE_LANE, "--cache", str(INDEX_CACHE))
+    agentic(session, "prepare", "--lane", AUTHORITATIVE_LANE, "--index-cache", str(INDEX_CACHE))
 
 
 @nox.session
@@ -335,8 +335,9 @@ def optional(session: nox.Session) -> None:
 
 EXAMPLE_BACKENDS = ROOT / "examples" / "backends"
 # Real MCP servers this project did not write, each installed by pinned version into its own
-# environment (examples/servers/<id>/.venv) and run by a backend config alone.
-SHIPPED_SERVERS = ROOT / "examples" / "servers"
+# environment (examples/servers/<id>/.venv) and run by a backend config alone; the folder is the
+# one lanes.toml names, which the catalog reads too (agentic/runner/lanes_file.py).
+SHIPPED_SERVERS = ROOT / tomllib.loads((ROOT / "lanes.toml").read_text(encoding="utf-8"))["servers"]
 
 
 def _server_python(version: str) -> str:

@@ -20,55 +20,135 @@ from typing import NoReturn
 from agentic import __version__, processes
 from agentic.contract.errors import EXIT_ERROR, AgenticError, ContractError
 
+# The groups ``agentic --help`` lists the subcommands in, in this order.
+RUN_AND_COMPARE = "run and compare"
+AUTHORING = "authoring (fixtures, contract documents, backends)"
+TIERS = "tiers (retrieval or answers alone)"
+MAINTENANCE = "maintenance (indexes, baselines, qmd, models)"
+GROUPS: tuple[str, ...] = (RUN_AND_COMPARE, AUTHORING, TIERS, MAINTENANCE)
+
 
 @dataclass(frozen=True)
 class Command:
-    """One subcommand as data: its name, the module that implements it, its one-line help.
+    """One subcommand as data: its name, the module that implements it, its one-line help, the
+    group ``agentic --help`` lists it in, and the former spellings of its options.
 
     The module defines ``register(subparsers)``, which adds the full subparser (with the same
     help) and sets ``func(args) -> int`` as the handler. It is imported only when its command
     runs, so ``agentic run`` never pays for the MCP SDK, llama.cpp or qmd unless it uses them.
+    ``renamed`` pairs an option's former spelling with its name now: the kit keeps no aliases,
+    so the former one is refused with that hint (``reject_renamed``).
     """
 
     name: str
     module: str
     help: str
+    group: str
+    renamed: tuple[tuple[str, str], ...] = ()
 
+
+# One name per concept across commands: --out for the folder a command writes, --index-cache
+# for the prepared-index cache, --accept for filing a baseline ("promotion" is only the gate).
+OUT_NOT_REPORT = (("--report", "--out"),)
 
 COMMANDS: tuple[Command, ...] = (
     Command(
         "validate",
         "agentic.commands.validate",
         "validate a task, oracle, envelope, receipt or report file",
+        AUTHORING,
     ),
     Command(
         "canonical",
         "agentic.commands.canonical",
         "print the RFC 8785 canonical bytes (or their sha256) of a JSON file",
+        AUTHORING,
     ),
-    Command("fixture", "agentic.commands.fixture", "verify, describe or re-pin a fixture"),
-    Command("tools", "agentic.commands.tools", "print the frozen tool contract"),
-    Command("catalog", "agentic.commands.catalog", "list the adapters, agents and named lanes"),
-    Command("prepare", "agentic.commands.prepare", "build an adapter's native index"),
     Command(
-        "serve", "agentic.commands.serve", "serve a prepared lexical index as an MCP stdio server"
+        "fixture", "agentic.commands.fixture", "verify, describe or re-pin a fixture", AUTHORING
     ),
-    Command("run", "agentic.commands.run", "run a lane and score it"),
-    Command("merge", "agentic.commands.merge", "merge a lane's shards into its report"),
-    Command("score", "agentic.commands.score", "re-score the receipts of a stored report"),
-    Command("export", "agentic.commands.export", "export a report's pairs as JSON lines or CSV"),
-    Command("view", "agentic.commands.view", "build report.html from a stored report"),
-    Command("ranking", "agentic.commands.ranking", "score retrieval alone against the goldens"),
-    Command("generation", "agentic.commands.generation", "score answers in oracle/e2e/noretrieval"),
-    Command("matrix", "agentic.commands.matrix", "capability table across locked local models"),
-    Command("compare", "agentic.commands.compare", "gate a report against a baseline"),
+    Command("tools", "agentic.commands.tools", "print the frozen tool contract", AUTHORING),
+    Command(
+        "catalog",
+        "agentic.commands.catalog",
+        "list the adapters, agents and named lanes",
+        RUN_AND_COMPARE,
+    ),
+    Command(
+        "prepare",
+        "agentic.commands.prepare",
+        "build an adapter's native index",
+        MAINTENANCE,
+        renamed=(("--cache", "--index-cache"),),
+    ),
+    Command(
+        "serve",
+        "agentic.commands.serve",
+        "serve a prepared lexical index as an MCP stdio server",
+        MAINTENANCE,
+    ),
+    Command("run", "agentic.commands.run", "run a lane and score it", RUN_AND_COMPARE),
+    Command(
+        "merge", "agentic.commands.merge", "merge a lane's shards into its report", RUN_AND_COMPARE
+    ),
+    Command(
+        "score",
+        "agentic.commands.score",
+        "re-score the receipts of a stored report",
+        RUN_AND_COMPARE,
+    ),
+    Command(
+        "export",
+        "agentic.commands.export",
+        "export a report's pairs as JSON lines or CSV",
+        RUN_AND_COMPARE,
+    ),
+    Command(
+        "view", "agentic.commands.view", "build report.html from a stored report", RUN_AND_COMPARE
+    ),
+    Command(
+        "ranking",
+        "agentic.commands.ranking",
+        "score retrieval alone against the goldens",
+        TIERS,
+        renamed=OUT_NOT_REPORT,
+    ),
+    Command(
+        "generation",
+        "agentic.commands.generation",
+        "score answers in oracle/e2e/noretrieval",
+        TIERS,
+        renamed=OUT_NOT_REPORT,
+    ),
+    Command(
+        "matrix",
+        "agentic.commands.matrix",
+        "capability table across locked local models",
+        TIERS,
+        renamed=OUT_NOT_REPORT,
+    ),
+    Command(
+        "compare",
+        "agentic.commands.compare",
+        "gate a report against a baseline",
+        RUN_AND_COMPARE,
+        renamed=(("--promote", "--accept"),),
+    ),
     Command(
         "verify",
         "agentic.commands.verify",
         "rerun named lanes and require their committed baselines",
+        MAINTENANCE,
     ),
-    Command("qmd", "agentic.commands.qmd_setup", "install, verify or pin the qmd comparator"),
-    Command("model", "agentic.commands.model", "join a model published as chunk packages"),
+    Command(
+        "qmd",
+        "agentic.commands.qmd_setup",
+        "install, verify or pin the qmd comparator",
+        MAINTENANCE,
+    ),
+    Command(
+        "model", "agentic.commands.model", "join a model published as chunk packages", MAINTENANCE
+    ),
 )
 
 
@@ -83,22 +163,63 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _chosen(argv: Sequence[str]) -> str | None:
+class _TopParser(_Parser):
+    """The ``agentic`` parser: its ``--help`` lists the subcommands in their groups (``GROUPS``),
+    each with the help its subparser was registered with, then the options."""
+
+    def format_help(self) -> str:
+        formatter = self._get_formatter()
+        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups)
+        formatter.add_text(self.description)
+        listed = _registered_commands(self)
+        for group in GROUPS:
+            formatter.start_section(group)
+            formatter.add_arguments([listed[c.name] for c in COMMANDS if c.group == group])
+            formatter.end_section()
+        formatter.start_section(self._optionals.title)
+        formatter.add_arguments(self._optionals._group_actions)
+        formatter.end_section()
+        return formatter.format_help()
+
+
+def _registered_commands(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """Each registered subcommand's help line (argparse's listing of its choices), by name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {choice.dest: choice for choice in action._choices_actions}
+    return {}
+
+
+def _chosen(argv: Sequence[str]) -> Command | None:
     """The subcommand ``argv`` names, if its first word is one."""
-    names = {command.name for command in COMMANDS}
-    return argv[0] if argv and argv[0] in names else None
+    return next((c for c in COMMANDS if argv and argv[0] == c.name), None)
+
+
+def reject_renamed(argv: Sequence[str]) -> None:
+    """Refuse an option's former spelling (``Command.renamed``) with its name now, in one line,
+    whatever else is wrong with ``argv``: the kit keeps no aliases."""
+    command = _chosen(argv)
+    renamed = dict(command.renamed) if command is not None else {}
+    for word in argv[1:]:
+        if word == "--":
+            return
+        option = word.partition("=")[0]
+        if option in renamed:
+            raise UsageError(f"{option} was renamed {renamed[option]}")
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser for ``argv``: every subcommand is listed from ``COMMANDS``; only the one that
     ``argv`` names gets its full arguments (and its module imported). Without ``argv``, every
     subcommand is built in full (for documentation and tests)."""
-    parser = _Parser(prog="agentic", description=__doc__)
+    parser = _TopParser(prog="agentic", description=__doc__)
     parser.add_argument("--version", action="version", version=f"agentic {__version__}")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    subparsers = parser.add_subparsers(
+        dest="command", required=True, parser_class=_Parser, metavar="COMMAND"
+    )
     chosen = None if argv is None else _chosen(argv)
     for command in COMMANDS:
-        if argv is None or command.name == chosen:
+        if argv is None or command is chosen:
             importlib.import_module(command.module).register(subparsers)
         else:
             subparsers.add_parser(command.name, help=command.help)
@@ -127,6 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.freeze()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if _main_thread() else None
     try:
+        reject_renamed(arguments)
         args = parser.parse_args(arguments)
         code: int = args.func(args)
         return code

@@ -41,7 +41,14 @@ from agentic.adapters.reads import (
     snapshot_file,
     source_outcome,
 )
-from agentic.agents.base import Agent, AgentSession, AgentStepError, ReportsNotes, TokenCount
+from agentic.agents.base import (
+    Agent,
+    AgentSession,
+    AgentStepError,
+    KeepsStepDeadline,
+    ReportsNotes,
+    TokenCount,
+)
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.errors import ContractError, FailureClass
 from agentic.contract.receipt import Capabilities, CapabilityState, ToolEvidence, ToolResult
@@ -85,6 +92,7 @@ __all__ = [
     "IndexedAdapter",
     "JsonObject",
     "JsonValue",
+    "KeepsStepDeadline",
     "LexicalIndex",
     "OpenedAgent",
     "PreparedIndex",

@@ -841,6 +841,75 @@ def bench_report_html() -> None:
                RENDER_SECONDS_TARGET, higher_is_better=False)  # fmt: skip
 
 
+READ_RUNS = 3
+READ_SECONDS_TARGET = 1.0  # issue 49: every command that reads a stored report in at most 1 s
+STORED_REPORT = ROOT / "baselines" / "optional" / "local-model"
+
+
+def _read_stages(path: Path) -> dict[str, float]:
+    """Seconds of each step of reading a stored report in-process, as `agentic validate report`
+    reads it: strict JSON, the JSON Schema, the closed model, the re-derived fingerprints."""
+    from agentic.contract.files import read_input_file
+    from agentic.contract.report import BenchmarkReport
+    from agentic.contract.schemas import load_model, schema_errors
+    from agentic.contract.strict_json import parse_strict
+    from agentic.report.assemble import check_fingerprints
+
+    source = str(path)
+    steps: dict[str, float] = {}
+    started = time.perf_counter()
+    document = parse_strict(read_input_file(path, code="invalid_report"), source=source)
+    steps["strict JSON parse"] = time.perf_counter() - started
+    started = time.perf_counter()
+    errors = schema_errors("benchmark-report", document)
+    steps["JSON Schema (draft-07)"] = time.perf_counter() - started
+    if errors:
+        raise SystemExit(f"bench: {source}: {errors[0]}")
+    started = time.perf_counter()
+    loaded = load_model("benchmark-report", document, source=source)
+    steps["model"] = time.perf_counter() - started
+    assert isinstance(loaded, BenchmarkReport)  # the schema's model (schemas._MODELS)
+    started = time.perf_counter()
+    check_fingerprints(loaded, source)
+    steps["fingerprints"] = time.perf_counter() - started
+    return steps
+
+
+def bench_report_read() -> None:
+    """Reading the 576-pair local-model baseline: each step in-process (median of READ_RUNS),
+    then the commands that read it, each a fresh process (median of READ_RUNS, after a run
+    that writes the bytecode caches): `agentic view`, `agentic validate report`, `agentic
+    export` and `agentic score`, against issue 49's target of one second."""
+    path = STORED_REPORT / "report.json"
+    if not path.is_file():
+        print(f"report-read: {path} is not committed here: not measured")
+        return
+    size = path.stat().st_size / (1024 * 1024)
+    print(f"report-read: {path.relative_to(ROOT)} ({size:.1f} MiB), median of {READ_RUNS}")
+    runs = [_read_stages(path) for _ in range(READ_RUNS)]
+    for step in runs[0]:
+        print(f"  {step:<44} {statistics.median(run[step] for run in runs):>12.3f} s")
+    with _workdir() as work:
+        commands = {
+            "agentic view": ["view", str(STORED_REPORT), "--out", str(work / "report.html")],
+            "agentic validate report": ["validate", "report", str(path)],
+            "agentic export (jsonl)": ["export", str(path), "--out", str(work / "pairs.jsonl")],
+            "agentic score": ["score", str(path)],
+        }
+        for name, arguments in commands.items():
+            argv = [*_agentic_command(), *arguments]
+            walls = []
+            for number in range(-1, READ_RUNS):  # run -1 writes the bytecode caches
+                code, wall, _ = _measured_run(argv, work / "stderr")
+                if code != 0:
+                    print(f"  {name} exited {code}: {(work / 'stderr').read_text()[-500:]}")
+                    return
+                if number >= 0:
+                    walls.append(wall)
+            report(f"{name} (median)", statistics.median(walls), "s", READ_SECONDS_TARGET,
+                   higher_is_better=False)  # fmt: skip
+
+
 OVERHEAD_MS_TARGET = 2.0
 ROUND_TRIPS = 3  # each is 15-80 s of the model on two cores
 INSTANT_ROUND_TRIPS = 200
@@ -872,7 +941,7 @@ def _round_trip_overhead(base_url: str, model: str, trips: int) -> list[float]:
     """Per round trip: next_step's wall time minus the HTTP exchange's (the model's own time
     and the loopback transfer), in ms: building the request, encoding, decoding, the step."""
     from agentic.agents.base import AgentStepError
-    from agentic.agents.openai_chat import OpenAIChatConfig
+    from agentic.agents.chat_config import OpenAIChatConfig
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
     from agentic.runner.agents import open_openai_agent
@@ -1072,21 +1141,32 @@ def bench_scale() -> None:
         _bench_resume(work)
 
 
-RECORDED_LANE = "optional/qwen-sqlite"
-RECORDED_CACHE = "llm-cache/qwen-sqlite"
-RECORDED_PAIR_TARGET_S = 60.0  # issue 32
+RECORDED_PAIR_TARGET_S = 60.0  # issue 47, on sqlite-docs
 RECORDED_CACHE_TARGET_MB = 20.0
+HARNESS_SHARE_TARGET = 0.10  # issue 47: failures the harness causes, of a lane's pairs
 
 
-def _recorded_receipts(baselines: Path) -> tuple[str, list[dict[str, Any]]]:
-    """The recorded lane's receipts: the staged lane's, else the journal's of the recording
+def _recorded_lanes() -> list[tuple[str, str]]:
+    """Each real-model lane of the catalog (an endpoint agent with a committed cache): its name
+    and its cache's folder, relative to the checkout."""
+    from agentic.runner.catalog import builtin_catalog
+
+    return [
+        (lane.name, lane.llm_cache)
+        for lane in builtin_catalog().lanes.values()
+        if lane.agent_config is not None and lane.llm_cache is not None
+    ]
+
+
+def _recorded_receipts(lane: Path) -> tuple[str, list[dict[str, Any]]]:
+    """A recorded lane's receipts: the staged lane's, else the journal's of the recording
     under way."""
-    staged = baselines / RECORDED_LANE / "observations.json"
+    staged = lane / "observations.json"
     if staged.is_file():
         return "staged lane", list(json.loads(staged.read_bytes())["receipts"])
     from agentic.lane.journal import PAIRS, journal_folder
 
-    journal = journal_folder(baselines / RECORDED_LANE) / PAIRS
+    journal = journal_folder(lane) / PAIRS
     entries = sorted(journal.glob("*.json")) if journal.is_dir() else []
     receipts = [json.loads(entry.read_bytes())["receipt"] for entry in entries]
     # observations.json's shape: the receipt's identity beside its observations
@@ -1094,25 +1174,18 @@ def _recorded_receipts(baselines: Path) -> tuple[str, list[dict[str, Any]]]:
     return "journal of the recording under way", pairs
 
 
-def bench_recorded() -> None:
-    """The real-model lane (Qwen2.5-Coder-1.5B through llama.cpp's server on sqlite-docs): how
-    long its pairs took to record on this machine, and the bytes of the cache that replays it.
-    Speed counts only the pairs recorded in one go (``agentic/docgen/recording.py``): a resumed
-    recording answers a pair's first steps from the cache, and a pair replayed whole takes
-    milliseconds."""
+def _bench_recorded_lane(root: Path, name: str, cache_folder: str) -> None:
     from agentic.docgen.recording import cache_bytes, recorded_pairs, recording_speed
-    from agentic.resources import repo_root
 
-    root = repo_root()
-    if root is None:
-        print("recorded: no checkout (the lane's cache and journal live there): not measured")
+    lane = root / "baselines" / name
+    cache = root / cache_folder
+    source, receipts = _recorded_receipts(lane)
+    if not receipts:
+        print(f"recorded: {name}: nothing recorded yet")
         return
-    baselines = root / "baselines"
-    cache = baselines / RECORDED_CACHE
-    source, receipts = _recorded_receipts(baselines)
     pairs = recorded_pairs(receipts, cache)
     speed = recording_speed(pairs)
-    print(f"recorded: {RECORDED_LANE}, {speed.pairs} pairs ({source}), "
+    print(f"recorded: {name}, {speed.pairs} pairs ({source}), "
           f"{len(speed.seconds)} recorded in one go")  # fmt: skip
     if speed.seconds:
         report("seconds per pair recorded in one go, median", speed.median, "s",
@@ -1120,15 +1193,47 @@ def bench_recorded() -> None:
         print(f"  {'seconds per pair, p95':<44} {percentile(list(speed.seconds), 0.95):>12.1f}")
         if speed.median_tokens is not None:  # what the seconds went on: prompts, or answers
             for label, tokens in zip(("prompt", "completion"), speed.median_tokens, strict=True):
-                name = f"{label} tokens per pair, median"
-                print(f"  {name:<44} {tokens:>12.0f}")
+                name_ = f"{label} tokens per pair, median"
+                print(f"  {name_:<44} {tokens:>12.0f}")
         for adapter in sorted({pair.adapter for pair in pairs if pair.in_one_go}):
             mine = recording_speed([pair for pair in pairs if pair.adapter == adapter])
             label = f"  {adapter} ({len(mine.seconds)} pairs), median"
             print(f"  {label:<44} {mine.median:>12.1f} s")
+    _bench_harness_share(lane)
     answers, size = cache_bytes(cache)
     report(f"LLM cache ({answers} answers)", size / 1e6, "MB", RECORDED_CACHE_TARGET_MB,
            higher_is_better=False)  # fmt: skip
+
+
+def _bench_harness_share(lane: Path) -> None:
+    """The share of a staged lane's pairs the harness failed (``docgen/harness_failures.py``)."""
+    from agentic.contract.schemas import parse_and_load
+    from agentic.docgen.harness_failures import report_harness_failures
+
+    path = lane / "report.json"
+    if not path.is_file():
+        return  # a recording under way has receipts but no scores yet
+    document = parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
+    failures = report_harness_failures(document)
+    report(f"pairs the harness failed ({failures.count} of {failures.pairs})",
+           max(failures.share, 1e-9), "share", HARNESS_SHARE_TARGET,
+           higher_is_better=False)  # fmt: skip
+
+
+def bench_recorded() -> None:
+    """The real-model lanes (Qwen2.5-Coder-1.5B through llama.cpp's server): how long their
+    pairs took to record on this machine, the share of pairs the harness failed, and the bytes
+    of the cache that replays each. Speed counts only the pairs recorded in one go
+    (``agentic/docgen/recording.py``): a resumed recording answers a pair's first steps from the
+    cache, and a pair replayed whole takes milliseconds."""
+    from agentic.resources import repo_root
+
+    root = repo_root()
+    if root is None:
+        print("recorded: no checkout (the lanes' caches and journals live there): not measured")
+        return
+    for name, cache in _recorded_lanes():
+        _bench_recorded_lane(root, name, cache)
 
 
 SECTIONS: dict[str, Callable[[], None]] = {
@@ -1147,6 +1252,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "mutants": bench_mutants,
     "input-memory": bench_input_memory,
     "report-html": bench_report_html,
+    "report-read": bench_report_read,
     "openai": bench_openai,
     "scale": bench_scale,
     "recorded": bench_recorded,

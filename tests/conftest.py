@@ -17,7 +17,7 @@ The tiny fixture (``tests.support.tiny_fixture``) comes three ways:
 ``unsandboxed`` runs backend children without bubblewrap (see its docstring).
 
 Every test runs with ``XDG_STATE_HOME`` in a folder of its session, so the run keys that journals
-and shards are sealed with (``runner/journal.py``) never pile up in the real home.
+and shards are sealed with (``lane/journal.py``) never pile up in the real home.
 """
 
 from __future__ import annotations

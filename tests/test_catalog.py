@@ -17,19 +17,16 @@ from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from agentic.resources import default_fixture_dir, fixtures_dir
-from agentic.runner.catalog import (
-    AdapterEntry,
-    AdapterInputs,
-    builtin_catalog,
-    load_catalog,
-)
+from agentic.runner.catalog import builtin_catalog, load_catalog
+from agentic.runner.entries import AdapterEntry, AdapterInputs
 from tests.support.tiny_fixture import TASK_A, write_tiny_fixture
 
 PLUGIN_MODULE = '''
 from dataclasses import replace
 
 from agentic.adapters.lexical import LexicalAdapter
-from agentic.runner.catalog import AdapterEntry, AgentEntry, builtin_catalog
+from agentic.plugins import AdapterEntry, AgentEntry
+from agentic.runner.catalog import builtin_catalog
 
 
 class Renamed:
@@ -85,10 +82,10 @@ def test_the_builtins_are_the_kits_adapters_agents_and_lanes() -> None:
         "capsule", "gno-mcp", "lexical", "mcp-reference", "oracle", "qmd", "qmd-lex",
     )  # fmt: skip
     assert catalog.default_adapters == ("capsule", "lexical", "mcp-reference")
-    assert sorted(catalog.agents) == ["fixture", "local-model"]
+    assert sorted(catalog.agents) == ["fixture", "local-model", "openai-chat"]
     assert sorted(catalog.lanes) == [
         "fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex",
-        "optional/qwen-sqlite", "sqlite-docs",
+        "optional/qwen-bundled", "optional/qwen-sqlite", "sqlite-docs",
     ]  # fmt: skip
 
 
@@ -181,8 +178,48 @@ def test_an_unknown_lane_lists_the_known_ones() -> None:
 
 
 def test_an_unknown_agent_lists_the_known_ones() -> None:
-    with pytest.raises(ContractError, match="unknown agent 'gpt'; known: fixture, local-model"):
+    known = "known: fixture, local-model, openai-chat"
+    with pytest.raises(ContractError, match=f"unknown agent 'gpt'; {known}"):
         builtin_catalog().agent("gpt")
+
+
+def test_the_endpoint_agent_is_listed_with_what_it_requires(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["catalog"]) == 0
+    listed = "  openai-chat (builtin: agentic) requires --agent-config FILE\n"
+    assert listed in capsys.readouterr().out
+
+
+def test_the_endpoint_agent_without_its_config_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--agent", "openai-chat", "--adapter", "lexical"]) == 2
+    assert capsys.readouterr().err == (
+        "agentic: invalid_cli_option: agent openai-chat talks to the endpoint its config "
+        "names: pass --agent-config FILE instead of --agent openai-chat (docs/agents.md)\n"
+    )
+
+
+def test_a_config_named_openai_chat_takes_the_place_of_the_listed_entry(tmp_path: Path) -> None:
+    from agentic.runner.catalog_source import CatalogSource
+    from tests.support.fake_openai import config_text
+
+    path = tmp_path / "agent.toml"
+    path.write_text(config_text("http://127.0.0.1:9/v1", id="openai-chat"), encoding="utf-8")
+    catalog, kind = CatalogSource(agent_config=path).load()
+    assert kind == "openai-chat"
+    assert (catalog.agent(kind).origin, catalog.agent(kind).requires) == ("config", None)
+
+
+def test_a_configured_agent_may_not_take_an_opening_agents_kind(tmp_path: Path) -> None:
+    from agentic.runner.catalog_source import CatalogSource
+    from tests.support.fake_openai import config_text
+
+    path = tmp_path / "agent.toml"
+    path.write_text(config_text("http://127.0.0.1:9/v1", id="fixture"), encoding="utf-8")
+    with pytest.raises(ContractError, match=r"agent 'fixture' from .* is already taken"):
+        CatalogSource(agent_config=path).load()
 
 
 def test_a_write_must_be_a_named_lane() -> None:

@@ -305,7 +305,7 @@ def _ranking_into(
             str(fixture),
             "--adapter",
             adapter,
-            "--report",
+            "--out",
             str(report),
             "--quiet",
             *extra,

@@ -34,10 +34,10 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> JsonObject:
     found: JsonObject = {}
     for name, root in (("ranking", fixture), ("ranking-crlf", crlf)):
         argv = ["ranking", "--fixture", str(root), "--adapter", "lexical,capsule", "--quiet"]
-        assert main([*argv, "--report", str(base / name)]) == 0
+        assert main([*argv, "--out", str(base / name)]) == 0
         found[name] = json.loads((base / name / "ranking.json").read_bytes())
     argv = ["generation", "--model", "mock", "--fixture", str(fixture), "--quiet"]
-    assert main([*argv, "--repeats", "1", "--report", str(base / "generation")]) == 0
+    assert main([*argv, "--repeats", "1", "--out", str(base / "generation")]) == 0
     found["generation"] = json.loads((base / "generation" / "generation.json").read_bytes())
     lane = LaneRequest(
         fixture_dir=fixture,
@@ -432,35 +432,18 @@ def test_a_failing_comparison_accepts_nothing(tmp_path: Path, reports: JsonObjec
     assert not baselines.exists()
 
 
-def test_promote_the_former_name_of_accept_still_files_the_baseline(
-    tmp_path: Path, reports: JsonObject
+def test_promote_the_former_name_of_accept_is_refused_and_files_nothing(
+    tmp_path: Path, reports: JsonObject, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Scripts written before the rename keep working: ``--promote`` is ``--accept``, for a
-    first baseline and after a passing comparison, and a failing one still files nothing."""
+    """ "Promotion" is only the adapter gate: ``compare --promote`` names ``--accept`` instead."""
     base = reports["ranking"]
     baselines = tmp_path / "baselines"
-    target = baselines / "ranking" / base["fixtureFingerprint"] / "ranking.json"
     first = write(tmp_path / "first.json", base)
-    assert main(["compare", str(first), "--promote", "--baselines", str(baselines)]) == 0
-    assert target.read_bytes() == canonical_bytes(base)
-    better = changed(base, set_lexical("recall", 1.0))
-    assert run_compare(tmp_path, base, better, "--promote", "--baselines", str(baselines)) == 0
-    assert target.read_bytes() == canonical_bytes(better)
-    worse = changed(base, set_lexical("recall", 0.0))
-    assert run_compare(tmp_path, base, worse, "--promote", "--baselines", str(baselines)) == 1
-    assert target.read_bytes() == canonical_bytes(better)
-
-
-def test_compare_help_names_accept_and_keeps_promote_as_its_alias() -> None:
-    from agentic.cli import build_parser
-    from agentic.docgen.reference import walk
-
-    (page,) = (p for p in walk(build_parser()) if p.words == ("compare",))
-    (action,) = (a for a in page.parser._actions if a.dest == "accept")
-    assert action.option_strings == ["--accept", "--promote"]
-    usage = page.parser.format_usage()
-    assert "--accept" in usage
-    assert "--promote" not in usage
+    assert main(["compare", str(first), "--promote", "--baselines", str(baselines)]) == 2
+    assert (
+        capsys.readouterr().err == "agentic: invalid_cli_option: --promote was renamed --accept\n"
+    )
+    assert not baselines.exists()
 
 
 def test_generation_baselines_are_filed_per_model(tmp_path: Path, reports: JsonObject) -> None:

@@ -1,5 +1,5 @@
-"""The import rules of docs/architecture.md (section 3), read from the source: imports run down
-the data flow, and an agent can never reach the oracle, the fixture, the adapters or the
+"""The import rules of docs/architecture.md ("Import rules"), read from the source: imports run
+down the data flow, and an agent can never reach the oracle, the fixture, the adapters or the
 evaluator. Every form of import counts: ``import agentic.x``, ``from agentic.x import y``,
 ``from agentic import x`` and relative imports."""
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import get_args
 
 from agentic.contract.code_names import ErrorCodeName
-from agentic.contract.codes import CODES, ENTRIES
+from agentic.contract.codes import CODES, ENTRIES, name_mismatch
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agentic"
@@ -619,7 +619,21 @@ def test_the_catalog_imports_nothing_from_agentic_but_contract_errors_and_code_n
 
 
 def test_the_code_name_literal_lists_exactly_the_table_in_its_order() -> None:
-    assert list(get_args(ErrorCodeName)) == [entry.code for entry in ENTRIES]
+    assert name_mismatch(ENTRIES, get_args(ErrorCodeName)) is None
+
+
+def test_a_name_without_an_entry_is_a_mismatch() -> None:
+    names = sorted([*get_args(ErrorCodeName), "zz_new_code"])
+    assert name_mismatch(ENTRIES, names) == (
+        "names without an entry ['zz_new_code'], entries without a name []"
+    )
+
+
+def test_an_entry_out_of_order_is_a_mismatch() -> None:
+    swapped = (ENTRIES[1], ENTRIES[0], *ENTRIES[2:])
+    assert name_mismatch(swapped, get_args(ErrorCodeName)) == (
+        "the table lists a code twice or out of ErrorCodeName's order"
+    )
 
 
 def test_the_code_name_literal_is_written_out_one_code_per_line() -> None:

@@ -14,6 +14,8 @@ from agentic.cli import main
 from agentic.contract.report import PAIR_SORT_FIELDS
 from agentic.fixture.loader import Fixture
 from agentic.lane import LaneRequest, execute_lane
+from agentic.resources import default_fixture_dir
+from tests.support.tiny_fixture import TASK_C
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +123,54 @@ def test_a_file_that_is_not_json_is_one_line_and_exit_2(
     path.write_text("{", encoding="utf-8")
     code, _, err = export(capsys, str(path))
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+# --- attribution (--fixture) ------------------------------------------------------------------
+
+ATTRIBUTION_COLUMNS = ("evidenceDelivered", "verdict")
+
+
+def test_without_fixture_a_row_has_no_attribution_columns(
+    report_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    row = json.loads(export(capsys, str(report_path))[1].splitlines()[0])
+    assert not set(ATTRIBUTION_COLUMNS) & set(row)
+
+
+def test_with_its_fixture_each_row_carries_evidence_delivered_and_verdict(
+    report_path: Path, capsys: pytest.CaptureFixture[str], tiny_fixture: Fixture
+) -> None:
+    code, out, _ = export(capsys, str(report_path), "--fixture", str(tiny_fixture.root))
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    for row in rows:
+        assert row["verdict"] in ({"success"} if row["success"] else {"retrieval", "model"})
+        if row["taskId"] == TASK_C:  # the abstention task: nothing to deliver
+            assert row["evidenceDelivered"] is None
+        else:
+            assert isinstance(row["evidenceDelivered"], bool)
+
+
+def test_csv_with_its_fixture_has_the_attribution_columns(
+    report_path: Path, capsys: pytest.CaptureFixture[str], tiny_fixture: Fixture
+) -> None:
+    argv = (str(report_path), "--format", "csv", "--fixture", str(tiny_fixture.root))
+    header = next(csv.reader(io.StringIO(export(capsys, *argv)[1])))
+    assert set(ATTRIBUTION_COLUMNS) <= set(header)
+
+
+def test_a_fixture_the_report_did_not_run_on_is_refused(
+    report_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = export(capsys, str(report_path), "--fixture", str(default_fixture_dir()))
+    assert (code, out) == (2, "")
+    assert err.startswith("agentic: fixture_fingerprint_mismatch: ") and err.count("\n") == 1
+
+
+def test_help_says_the_attribution_columns_need_the_fixture(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "evidenceDelivered and verdict" in text and "without it they are absent" in text

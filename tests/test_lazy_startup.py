@@ -32,6 +32,7 @@ HEAVY_KIT = (
     # the model agents' lock and answer cache: a fixture-agent run needs neither
     "agentic.agents.llm_cache",
     "agentic.agents.openai_chat",
+    "agentic.agents.chat_config",
     "agentic.locks",
 )
 

@@ -32,6 +32,7 @@ HEAVY_KIT = (
     "agentic.agents.fixture_agent",
     "agentic.agents.local_model",
     "agentic.agents.openai_chat",
+    "agentic.agents.chat_config",
     "agentic.commands",
     "agentic.lane",
     "agentic.report",

@@ -112,7 +112,7 @@ def test_the_run_identity_is_the_same_whatever_the_prepare_timeout(
 
 
 def test_the_ranking_reports_settings_hold_no_prepare_timeout() -> None:
-    assert RankingSettings(prepare_timeout_s=1.0).to_json() == RankingSettings().to_json()
+    assert RankingSettings(prepare_timeout_s=1.0).to_model() == RankingSettings().to_model()
 
 
 def test_two_prepare_timeouts_write_the_same_canonical_report(
@@ -175,10 +175,10 @@ def test_a_check_stops_at_a_preparation_past_the_deadline_naming_the_setting(
         "--prepare-timeout-ms", "300", temp=tmp_path / "tmp",
     )  # fmt: skip
     assert done.returncode == 2
-    assert done.stdout.splitlines()[-1] == (
+    assert (
         "  misbehaving: failed: adapter_preparation_timeout: misbehaving prepare exceeded 0.3 s "
         f"{NAMED}; stopped at prepare"
-    )
+    ) in done.stdout.splitlines()
 
 
 @pytest.mark.real_process

@@ -12,7 +12,7 @@ from agentic.cli import main
 from tests.support.goldens import write_tiny_fixture_with_goldens
 from tests.support.json_files import edit_json
 
-RANKING = ("ranking", "--adapter", "lexical", "--quiet")
+RANKING = ("ranking", "--adapter", "lexical")
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +20,10 @@ def fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_tiny_fixture_with_goldens(tmp_path_factory.mktemp("ranking") / "fixture")
 
 
-def ranking(fixture: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main([*RANKING, "--fixture", str(fixture), *args])
+def ranking(
+    fixture: Path, capsys: pytest.CaptureFixture[str], *args: str, quiet: bool = True
+) -> tuple[int, str, str]:
+    code = main([*RANKING, "--fixture", str(fixture), *(["--quiet"] if quiet else []), *args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -29,7 +31,7 @@ def ranking(fixture: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tu
 def accepted_baseline(fixture: Path, baselines: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     """This fixture's committed baseline: a run, accepted as `agentic compare --accept` does."""
     report = baselines.parent / "first"
-    assert ranking(fixture, capsys, "--report", str(report))[0] == 0
+    assert ranking(fixture, capsys, "--out", str(report))[0] == 0
     accept = ["compare", str(report / "ranking.json"), "--accept"]
     assert main([*accept, "--baselines", str(baselines)]) == 0
     capsys.readouterr()
@@ -44,7 +46,7 @@ def test_a_fixture_without_a_ranking_baseline_exits_2_saying_how_to_create_one(
     assert code == 2
     assert err.count("\n") == 1
     assert err.startswith("agentic: baseline_missing: no ranking baseline for fixture ")
-    assert "agentic ranking --report DIR" in err
+    assert "agentic ranking --out DIR" in err
     assert "--accept" in err
 
 
@@ -53,7 +55,7 @@ def test_a_run_equal_to_its_baseline_passes_the_gate(
 ) -> None:
     baselines = tmp_path / "baselines"
     accepted_baseline(fixture, baselines, capsys)
-    code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines))
+    code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines), quiet=False)
     assert code == 0
     assert out.splitlines()[-1].startswith("OK:")
 
@@ -74,10 +76,18 @@ def test_a_regression_beyond_the_tolerance_exits_1(
     baselines = tmp_path / "baselines"
     path = accepted_baseline(fixture, baselines, capsys)
     edit_json(path, raise_lexical_precision(0.5))  # the run now falls short
-    code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines))
+    code, out, _ = ranking(fixture, capsys, "--gate", "--baselines", str(baselines), quiet=False)
     assert code == 1
     assert "REGRESSED lexical/default overall precision" in out
     assert out.splitlines()[-1].startswith("FAIL:")
+
+
+def test_a_regression_under_quiet_exits_1_printing_nothing(
+    fixture: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    baselines = tmp_path / "baselines"
+    edit_json(accepted_baseline(fixture, baselines, capsys), raise_lexical_precision(0.5))
+    assert ranking(fixture, capsys, "--gate", "--baselines", str(baselines)) == (1, "", "")
 
 
 def test_a_drop_within_a_given_tolerance_passes(

@@ -47,7 +47,7 @@ def verify(
     committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str], *args: str
 ) -> tuple[int, str, str]:
     argv = ["verify", *args, "--fixture", str(committed[0]), "--baselines", str(baselines)]
-    code = main([*argv, "--quiet"])
+    code = main(argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -107,6 +107,19 @@ def test_merged_shards_that_differ_from_the_baseline_exit_1(
     code, out, _ = verify(committed, baselines, capsys, LANE, "--shards", "2")
     assert code == 1
     assert out.startswith(f"{LANE}: FAIL: resultsFingerprint differs")
+
+
+@pytest.mark.slow
+def test_quiet_prints_no_verdict_and_exits_1_for_a_lane_that_differs(
+    committed: tuple[Path, Path], baselines: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edit_json(baselines / LANE / "canonical.json", lambda c: c.update(resultsFingerprint=OTHER_FP))
+    summary = baselines.parent / "summary.json"
+    code, out, err = verify(
+        committed, baselines, capsys, LANE, "--summary", str(summary), "--quiet"
+    )
+    assert (code, out, err) == (1, "", "")
+    assert json.loads(summary.read_bytes())["passed"] is False
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """The wheel carries the bundled fixture only. The sqlite-docs fixture (40 MB of SQLite's
-documentation) stays in the checkout, built from its pinned Debian package; an installed kit
-asked for its lane says in one line that it is not installed and how to get it (exit 2).
+documentation) stays in the checkout, built from its pinned Debian package, and so does its lane
+(``lanes.toml``): an installed kit asked for that lane names the lanes it has, in one line (exit
+2), and lists only the lanes that need nothing of a checkout.
 
 The kit is built here into a real wheel and installed into a fresh virtualenv, then run from
 outside any checkout."""
@@ -20,12 +21,11 @@ pytestmark = [pytest.mark.real_process, pytest.mark.slow]
 
 DATA = "agentic/_data/fixtures/"
 BUNDLED = "agentic-retrieval"
-REASON = (
-    "fixture sqlite-docs is not installed (the wheel carries agentic-retrieval only): run from "
-    "a source checkout, which holds fixtures/sqlite-docs (built by its build.sh; README there), "
-    "or pass --fixture DIR with a copy of that folder"
+# The lanes that need nothing of a checkout (agentic/runner/catalog.py, PACKAGED_LANES).
+PACKAGED_LANES = ("fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex")
+UNKNOWN_LANE = (
+    f"agentic: invalid_cli_option: unknown lane 'sqlite-docs'; known: {', '.join(PACKAGED_LANES)}"
 )
-NOT_INSTALLED = f"agentic: fixture_not_found: lane sqlite-docs: {REASON}"
 
 
 @pytest.fixture(scope="module")
@@ -74,24 +74,25 @@ def _agentic(agentic: Path, cwd: Path, *args: str) -> subprocess.CompletedProces
     ],
     ids=["run", "verify", "verify-baselines"],
 )
-def test_the_installed_kit_asked_for_the_sqlite_docs_lane_says_it_is_not_installed(
+def test_the_installed_kit_asked_for_the_sqlite_docs_lane_names_the_lanes_it_has(
     agentic: Path, tmp_path: Path, args: tuple[str, ...]
 ) -> None:
     done = _agentic(agentic, tmp_path, *args)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [NOT_INSTALLED]
+    assert done.stderr.splitlines() == [UNKNOWN_LANE]
     assert not (tmp_path / "out").exists()
 
 
-def test_the_installed_kit_lists_the_sqlite_docs_lane_as_unavailable(
-    agentic: Path, tmp_path: Path
-) -> None:
-    done = _agentic(agentic, tmp_path, "catalog")
+def test_the_installed_kit_lists_only_the_lanes_it_ships(agentic: Path, tmp_path: Path) -> None:
+    done = _agentic(agentic, tmp_path, "catalog", "--names", "lanes")
     assert done.returncode == 0, done.stderr
-    (line,) = [line for line in done.stdout.splitlines() if line.startswith("  sqlite-docs:")]
-    assert line.endswith(f"; unavailable: {REASON}")
-    (bundled,) = [line for line in done.stdout.splitlines() if line.startswith("  fixture-agent:")]
-    assert "unavailable" not in bundled
+    assert tuple(done.stdout.splitlines()) == PACKAGED_LANES
+
+
+def test_the_installed_kit_lists_no_example_server(agentic: Path, tmp_path: Path) -> None:
+    done = _agentic(agentic, tmp_path, "catalog", "--names", "adapters")
+    assert done.returncode == 0, done.stderr
+    assert "docs-mcp" not in done.stdout.splitlines()
 
 
 def test_the_installed_kit_reads_its_bundled_fixture(agentic: Path, tmp_path: Path) -> None:

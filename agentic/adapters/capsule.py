@@ -1,5 +1,5 @@
-"""The ``capsule`` adapter (evaluation only): one search returns a complete evidence bundle
-(contract v1, 5.2). ``get`` and ``multi_get`` are the lexical reads.
+"""The ``capsule`` adapter (evaluation only): one search returns a complete evidence bundle.
+It follows contract v1, 5.2. ``get`` and ``multi_get`` are the lexical reads.
 
 search = plan (``capsule_plan``) -> one lexical search per variant x scope -> read every hit URI
 whole -> one candidate per non-blank line (``retrievalRank = uriIndex * 1000``, facets = the

@@ -1,6 +1,6 @@
-"""Shared machinery of the in-process adapters built on the lexical index (lexical, capsule,
-oracle): ``IndexedAdapter``, preparation, attach-time verification, the task-scoped session and
-tool dispatch.
+"""``IndexedAdapter``: the machinery the in-process adapters on the lexical index share.
+Those are lexical, capsule and oracle. It holds preparation, attach-time verification, the
+task-scoped session and tool dispatch.
 
 Each adapter supplies only its identity, configuration and a ``search`` function (an
 ``IndexedAdapter`` subclass of a few lines); ``get`` and ``multi_get`` are the shared reads of

@@ -1,8 +1,8 @@
-"""The ``oracle`` ceiling adapter (evaluation only): its search returns exactly the required
-evidence of the current task's hidden oracle. It proves every task solvable with the frozen tools
-and bounds what a perfect retriever could score; it is never a promotion gate's candidate nor a
-product's baseline. It is the one adapter allowed to read hidden oracles (docs/architecture.md,
-"Import rules").
+"""The ``oracle`` ceiling adapter (evaluation only): search returns the oracle's required evidence.
+That is exactly the required evidence of the current task's hidden oracle. It proves every task
+solvable with the frozen tools and bounds what a perfect retriever could score. It is never a
+promotion gate's candidate nor a product's baseline. It is the one adapter allowed to read
+hidden oracles (docs/architecture.md, "Import rules").
 
 search: one ``source`` result whose evidence is the required evidence of every oracle claim, in
 claim order and de-duplicated, each with its exact span text taken from the snapshot and checked

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
@@ -101,6 +102,12 @@ def snapshot_file(snapshot: CorpusSnapshot, uri: str, stored_hash: str | None = 
     return file
 
 
+class Reader(Protocol):
+    """Where ``get`` and ``multi_get`` find a document: the verified snapshot file of a URI."""
+
+    def read(self, uri: str, deadline: float | None) -> CorpusFile: ...
+
+
 @dataclass(frozen=True)
 class DocumentReader:
     """Reads a document through the index and returns the verified snapshot file."""
@@ -115,6 +122,21 @@ class DocumentReader:
         return snapshot_file(self.snapshot, uri, stored.source_hash)
 
 
+@dataclass(frozen=True)
+class SnapshotReader:
+    """Reads a document from the verified snapshot alone: the kit's own reads for a configured
+    server that only searches (``reads = "snapshot"``). An unknown URI fails as a read through
+    the index does."""
+
+    snapshot: CorpusSnapshot
+
+    def read(self, uri: str, deadline: float | None) -> CorpusFile:
+        file = self.snapshot.by_uri(uri)
+        if file is None:
+            raise AdapterCallError("document_not_found", "product_error", f"no document {uri}")
+        return file
+
+
 def read_content(evidence: list[ToolEvidence]) -> str:
     """A read's content under contract v1.0: its evidence texts joined by LF."""
     return "\n".join(item.text for item in evidence)
@@ -125,7 +147,7 @@ def source_outcome(evidence: list[ToolEvidence], invocations: int) -> CallOutcom
 
 
 def get(
-    reader: DocumentReader, scope: TaskScope, arguments: JsonObject, deadline: float | None
+    reader: Reader, scope: TaskScope, arguments: JsonObject, deadline: float | None
 ) -> CallOutcome:
     uri = str(arguments["uri"])
     scope.check_uri(uri)
@@ -138,7 +160,7 @@ def get(
 
 
 def multi_get(
-    reader: DocumentReader, scope: TaskScope, arguments: JsonObject, deadline: float | None
+    reader: Reader, scope: TaskScope, arguments: JsonObject, deadline: float | None
 ) -> CallOutcome:
     uris = [str(uri) for uri in arguments["uris"]]
     for uri in uris:

@@ -22,7 +22,9 @@ A command line that names ``/``, a folder holding a fixture, or a path inside on
 (``SandboxError``), since a server that needs to read a fixture is one the kit cannot score. The
 harness's working directory is masked with an empty tmpfs whenever one of those binds would
 contain it. ``AGENTIC_ISOLATION`` chooses: ``auto`` (the default: bubblewrap when it works here,
-else none), ``bubblewrap`` (required: a child cannot start without it) or ``none``.
+else none), ``bubblewrap`` (required: a child cannot start without it) or ``none``. ``auto``
+without a working bubblewrap is said once on stderr by whatever starts backends
+(``warn_unsandboxed``): losing the sandbox is never silent.
 
 Without the sandbox the harness is still a child subreaper (``agentic/processes.py``): a
 descendant that detaches with ``setsid()`` is re-parented to the harness instead of init, and is
@@ -57,6 +59,7 @@ SYSTEM_DIRS: tuple[str, ...] = ("/usr", "/etc", "/opt")
 SYSTEM_LINKS: tuple[str, ...] = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 RELAY_SCRIPT = Path(__file__).resolve().parent / "netrelay.py"
 _SHEBANG_BYTES = 512
+INSTALL_HINT = "apt-get install bubblewrap"
 
 
 class SandboxError(AgenticError):
@@ -137,9 +140,45 @@ def isolation(environ: Mapping[str, str] | None = None) -> Isolation:
     if requested == "bubblewrap":
         raise SandboxError(
             f"{ISOLATION_ENV}=bubblewrap but bwrap is missing or cannot create namespaces here "
-            "(Debian: apt-get install bubblewrap)"
+            f"(Debian: {INSTALL_HINT})"
         )
     return "none"
+
+
+def unsandboxed_warning(
+    backends: Sequence[str], environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The one line a run that starts ``backends`` prints when they will run unsandboxed
+    because bubblewrap cannot run here (None when they are sandboxed, or ``none`` was asked
+    for: a choice is not a loss). Without it a user would learn of the lost sandbox only from
+    ``environment.isolation`` in a report, after an untrusted server could read the oracles."""
+    env = os.environ if environ is None else environ
+    try:
+        requested = requested_isolation(env)
+    except SandboxError:
+        return None  # refused with its own message where the sandbox is decided
+    if not backends or requested != "auto" or bubblewrap_works():
+        return None
+    why = (
+        "bubblewrap is not installed"
+        if shutil.which(BWRAP) is None
+        else "bubblewrap cannot create namespaces here"
+    )
+    named = ", ".join(backends)
+    noun = "backend" if len(backends) == 1 else "backends"
+    verb = "runs" if len(backends) == 1 else "run"
+    return (
+        f"agentic: warning: {why}: {noun} {named} {verb} unsandboxed "
+        f"({ISOLATION_ENV}=bubblewrap refuses instead; install: {INSTALL_HINT})"
+    )
+
+
+def warn_unsandboxed(backends: Sequence[str]) -> None:
+    """Print ``unsandboxed_warning`` on stderr, if there is one: once per run, command or check
+    that starts ``backends`` (each start of each is not repeated: one line says it all)."""
+    warning = unsandboxed_warning(backends)
+    if warning is not None:
+        print(warning, file=sys.stderr, flush=True)
 
 
 def wrap(

@@ -1,4 +1,4 @@
-"""The agent protocol.
+"""The agent protocol: ``Agent``, ``AgentSession``, ``TokenCount`` and ``AgentStepError``.
 
 An agent sees the public task, the tool definitions, and the visible history of delivered calls.
 Each step it returns raw text: exactly one JSON object, either

@@ -1,5 +1,6 @@
-"""One OpenAI-compatible endpoint, as the openai-chat agent talks to it: JSON over HTTP with
-httpx2 (the client the MCP SDK already brings), through the record/replay cache.
+"""One OpenAI-compatible endpoint, as the openai-chat agent talks to it through its cache.
+It speaks JSON over HTTP with httpx2, the client the MCP SDK already brings. Every exchange goes
+through the record/replay cache.
 
 What can go wrong between the agent and its model is classified here, once, as ``AgentStepError``
 with a contract failure class and a code (the runner ends the pair with it):
@@ -38,8 +39,9 @@ above, whose body the endpoint words from token counts, scrubbed like any other)
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
@@ -60,11 +62,11 @@ from agentic.agents.llm_cache import (
 )
 from agentic.contract.credentials import NO_SECRETS, Secrets, recorded_url, url_secrets
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject, parse_strict
+from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
 from agentic.contract.text import one_line
 
 # MAX_RESPONSE_BYTES lives beside the cache, which holds replays to it; it is this module's cap.
-__all__ = ["MAX_RESPONSE_BYTES", "Endpoint", "EndpointSettings"]
+__all__ = ["MAX_RESPONSE_BYTES", "Endpoint", "EndpointSettings", "Usage", "reported_tokens"]
 
 RATE_LIMIT_BUDGET_S = 60.0  # the most one exchange waits out 429s in total
 DEFAULT_RETRY_AFTER_S = 1.0
@@ -339,3 +341,66 @@ def _decoded(exchange: Exchange, response: Response) -> JsonObject:
             f"{exchange.path}: the body is not a JSON object: {_excerpt(response.body)}",
         )
     return value
+
+
+def first_message(reply: Mapping[str, JsonValue]) -> Mapping[str, JsonValue]:
+    """The message of a chat reply's first choice; ``llm_response_invalid`` when there is none."""
+    choices = reply.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise AgentStepError("harness_error", "llm_response_invalid", "the reply has no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise AgentStepError(
+            "harness_error", "llm_response_invalid", "the reply's first choice has no message"
+        )
+    return message
+
+
+# --- what the endpoint reports ------------------------------------------------------------------
+
+
+@dataclass
+class Usage:
+    """The tokens an endpoint reported for a pair's requests (OpenAI ``usage``), if it did."""
+
+    requests: int = 0
+    reported: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    last_prompt_tokens: int | None = None
+
+    def add(self, reply: Mapping[str, JsonValue]) -> None:
+        self.requests += 1
+        self.last_prompt_tokens = None
+        usage = reply.get("usage")
+        if not isinstance(usage, dict):
+            return
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        if isinstance(prompt, int) and isinstance(completion, int):
+            self.reported += 1
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+            self.last_prompt_tokens = prompt
+
+    def note(self) -> list[str]:
+        if not self.reported:
+            return []
+        return [
+            f"llm_usage: {self.reported} of {self.requests} request(s) reported, "
+            f"{self.prompt_tokens} prompt and {self.completion_tokens} completion tokens"
+        ]
+
+
+# ``Usage.note``'s shape, read back.
+_USAGE_NOTE = re.compile(
+    r"llm_usage: \d+ of \d+ request\(s\) reported, (\d+) prompt and (\d+) completion tokens\Z"
+)
+
+
+def reported_tokens(notes: Iterable[str]) -> tuple[int, int] | None:
+    """The prompt and completion tokens a pair's notes say its endpoint reported; None when
+    the endpoint reported none."""
+    for note in notes:
+        if (usage := _USAGE_NOTE.match(note)) is not None:
+            return int(usage.group(1)), int(usage.group(2))
+    return None

@@ -1,6 +1,6 @@
 """The fixture agent's cue table: data shipped beside a fixture, parsed strictly and closed.
 
-Format (docs/architecture.md, "The fixture on disk")::
+Format (docs/design.md, "The fixture on disk")::
 
     {"schemaVersion": "1.1",
      "agentId": "fixture-agent-v1",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -272,14 +272,14 @@ MAX_LIST_ITEMS = 6
 MAX_CITATIONS = 4
 MAX_URIS = 4
 
-_STRING_CHAR = alt(
+STRING_CHAR = alt(
     (
         Chars(r'[^"\\\x00-\x1F\x7F]', r'[^"\\\x00-\x1f\x7f]'),
         seq(Lit("\\"), Chars(r'["\\/bfnrt]', r'["\\/bfnrt]')),
     )
 )
 _DIGIT = Chars("[0-9]", "[0-9]")
-_POSITIVE = seq(Chars("[1-9]", "[1-9]"), Rep(_DIGIT, 0, 3))
+POSITIVE = seq(Chars("[1-9]", "[1-9]"), Rep(_DIGIT, 0, 3))
 _NUMBER = seq(
     optional(Lit("-")),
     alt((Lit("0"), seq(Chars("[1-9]", "[1-9]"), Rep(_DIGIT, 0, 14)))),
@@ -289,13 +289,13 @@ GAP_REASONS = ("missing_evidence", "conflicting_evidence", "budget_exhausted", "
 STOP_REASONS = ("complete", "abstained", "budget_exhausted", "tool_unavailable", "error")
 
 
-def _string(low: int, high: int) -> Node:
+def json_string(low: int, high: int) -> Node:
     return seq(Lit('"'), Rep(Ref("char"), low, high), Lit('"'))
 
 
-_VALUES: dict[str, Node] = {
-    "string": _string(1, MAX_STRING_CHARS),
-    "identifier": _string(1, MAX_STRING_CHARS),
+VALUE_NODES: dict[str, Node] = {
+    "string": json_string(1, MAX_STRING_CHARS),
+    "identifier": json_string(1, MAX_STRING_CHARS),
     "number": _NUMBER,
     "boolean": alt((Lit("true"), Lit("false"))),
     "date": seq(
@@ -307,7 +307,9 @@ _VALUES: dict[str, Node] = {
         Rep(_DIGIT, 2, 2),
         Lit('"'),
     ),
-    "string[]": seq(Lit("["), separated(_string(1, MAX_STRING_CHARS), 1, MAX_LIST_ITEMS), Lit("]")),
+    "string[]": seq(
+        Lit("["), separated(json_string(1, MAX_STRING_CHARS), 1, MAX_LIST_ITEMS), Lit("]")
+    ),
 }
 
 
@@ -362,14 +364,14 @@ MAX_CLAIMS = 10  # the claim/gap decision tree below has 2**claims leaves
 def _claim(key: str, value_type: str, citations: Node) -> Node:
     return seq(
         Lit(f'{{"claimKey":"{key}","value":{{"type":"{value_type}","value":'),
-        _VALUES[value_type],
+        VALUE_NODES[value_type],
         Lit('},"citations":'),
         citations,
         Lit("}"),
     )
 
 
-def _gap(key: str) -> Node:
+def gap_node(key: str) -> Node:
     reasons = alt([Lit(f'"{reason}"') for reason in GAP_REASONS])
     return seq(Lit(f'{{"claimKey":"{key}","reason":'), reasons, Lit("}"))
 
@@ -381,7 +383,7 @@ def _joined(items: Sequence[Node]) -> list[Node]:
     return out
 
 
-def _claims_then_gaps(claimable: Sequence[bool], index: int, chosen: tuple[int, ...]) -> Node:
+def claims_then_gaps(claimable: Sequence[bool], index: int, chosen: tuple[int, ...]) -> Node:
     """Claims in task order, each at most once; then a gap for exactly every claim not made.
 
     Every task claim ends up claimed or gapped exactly once, so the envelope cannot miss a
@@ -392,37 +394,50 @@ def _claims_then_gaps(claimable: Sequence[bool], index: int, chosen: tuple[int, 
     if index == count:
         gaps = [Ref(f"gap{i}") for i in range(count) if i not in chosen]
         return seq(Lit('],"gaps":['), *_joined(gaps), Lit("]"))
-    skip = _claims_then_gaps(claimable, index + 1, chosen)
+    skip = claims_then_gaps(claimable, index + 1, chosen)
     if not claimable[index]:
         return skip
-    take = _claims_then_gaps(claimable, index + 1, (*chosen, index))
+    take = claims_then_gaps(claimable, index + 1, (*chosen, index))
     head: tuple[Node, ...] = (Lit(","),) if chosen else ()
     return alt((seq(*head, Ref(f"claim{index}"), take), skip))
 
 
-def _final_rules(task: AgentTask, shape: StepShape) -> list[tuple[str, Node]]:
+ClaimNode = Callable[[str, str, Node], Node]  # (claim key, value type, citations) -> a claim
+
+
+def claim_rules(
+    task: AgentTask, shape: StepShape, claim: ClaimNode
+) -> tuple[list[tuple[str, Node]], list[bool]]:
+    """A ``claim{i}`` rule (written by ``claim``) for each claim the final answer may make, a
+    ``gap{i}`` rule for every claim, and which claims may be made (``claims_then_gaps``)."""
     if len(task.claims) > MAX_CLAIMS:
-        raise ValueError(f"the step grammar supports at most {MAX_CLAIMS} claims per task")
+        raise ValueError(f"a final answer's grammar supports at most {MAX_CLAIMS} claims")
     some = seq(Lit("["), separated(Ref("citation"), 1, MAX_CITATIONS), Lit("]"))
     rules: list[tuple[str, Node]] = []
     claimable: list[bool] = []
-    for index, claim in enumerate(task.claims):
+    for index, definition in enumerate(task.claims):
         # A required claim must cite observed evidence, so without any it can only be a gap.
-        if claim.required and not shape.citables:
+        if definition.required and not shape.citables:
             claimable.append(False)
         else:
             if not shape.citables:
                 citations: Node = Lit("[]")
-            elif claim.required:
+            elif definition.required:
                 citations = some
             else:
                 citations = alt((Lit("[]"), some))
             claimable.append(True)
-            rules.append((f"claim{index}", _claim(claim.claimKey, claim.valueType, citations)))
-        rules.append((f"gap{index}", _gap(claim.claimKey)))
+            node = claim(definition.claimKey, definition.valueType, citations)
+            rules.append((f"claim{index}", node))
+        rules.append((f"gap{index}", gap_node(definition.claimKey)))
+    return rules, claimable
+
+
+def _final_rules(task: AgentTask, shape: StepShape) -> list[tuple[str, Node]]:
+    rules, claimable = claim_rules(task, shape, _claim)
     final = seq(
         Lit('{"kind":"final","envelope":{"schemaVersion":"1.0","claims":['),
-        _claims_then_gaps(claimable, 0, ()),
+        claims_then_gaps(claimable, 0, ()),
         Lit(',"abstained":'),
         alt((Lit("true"), Lit("false"))),
         Lit(',"stopReason":'),
@@ -444,7 +459,7 @@ def _tool_steps(shape: StepShape) -> list[Node]:
             collection = alt([json_literal(c) for c in shape.collections])
             arguments = seq(
                 Lit('{"query":'),
-                _string(1, MAX_QUERY_CHARS),
+                json_string(1, MAX_QUERY_CHARS),
                 optional(seq(Lit(',"collection":'), collection)),
                 Lit("}"),
             )
@@ -453,8 +468,8 @@ def _tool_steps(shape: StepShape) -> list[Node]:
             arguments = seq(
                 Lit('{"uri":'),
                 uri,
-                optional(seq(Lit(',"fromLine":'), _POSITIVE)),
-                optional(seq(Lit(',"lineCount":'), _POSITIVE)),
+                optional(seq(Lit(',"fromLine":'), POSITIVE)),
+                optional(seq(Lit(',"lineCount":'), POSITIVE)),
                 Lit("}"),
             )
             steps.append(_tool("get", arguments))
@@ -468,7 +483,7 @@ def step_grammar(task: AgentTask, shape: StepShape) -> Grammar:
     rules: list[tuple[str, Node]] = [
         ("root", alt([*_tool_steps(shape), Ref("final")])),
         *_final_rules(task, shape),
-        ("char", _STRING_CHAR),
+        ("char", STRING_CHAR),
     ]
     if shape.citables:
         rules.append(("citation", _citation(shape.citables)))

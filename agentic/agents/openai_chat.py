@@ -1,5 +1,5 @@
-"""The openai-chat agent: any OpenAI-compatible chat-completions endpoint (llama.cpp's server,
-vLLM, Ollama, a hosted API) as an agent, configured by a TOML file.
+"""The openai-chat agent: any OpenAI-compatible chat-completions endpoint, as an agent.
+A TOML file configures it. The endpoint may be llama.cpp's server, vLLM, Ollama or a hosted API.
 
 Each step is one non-streaming request. The model is offered the task's allowed tools as
 function tools with the frozen contract's input schemas, and one more, ``final_answer``, whose
@@ -26,21 +26,25 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
+from agentic.agents import rendered_chat
 from agentic.agents.base import AgentStepError, TokenCount
-from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
+from agentic.agents.chat_config import (
+    INCREMENT_BYTES_PER_TOKEN,
+    STEP_GRACE_S,
+    Measured,
+    OpenAIChatConfig,
+    context_left,
+)
+from agentic.agents.chat_endpoint import Endpoint, EndpointSettings, Usage, first_message
 from agentic.agents.llm_cache import LlmCache
 from agentic.agents.prompting import render_task
+from agentic.agents.rendered_chat import RenderedChatSession
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.errors import ContractError
-from agentic.contract.files import read_input_file
 from agentic.contract.schemas import load_schemas
 from agentic.contract.steps import VisibleCall
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
@@ -49,13 +53,11 @@ from agentic.contract.task import AgentTask
 AGENT_VERSION = "openai-chat-agent-v1"
 PROMPT_VERSION = "openai-chat-prompt-v2"
 FINAL_TOOL = "final_answer"
-# How long after its deadline the runner still waits for a step (``step_deadline_s``): the
-# endpoint ends it at the deadline, and a cancelled request takes milliseconds to close.
-STEP_GRACE_S = 5.0
-# Request fields the agent sets itself; extra_body may add others, never replace these.
-OWN_FIELDS = frozenset(
-    {"model", "messages", "tools", "tool_choice", "temperature", "seed", "max_tokens", "stream"}
-)
+# What a read the model left unbounded is expected to cost per line once projected (the line's
+# text plus its uri, hashes and provenances): the cap the agent adds is an estimate, and the
+# request is measured again before it is sent.
+PROJECTED_BYTES_PER_LINE = 320
+PROJECTED_BYTES_PER_TEXT_BYTE = 6
 
 SYSTEM_PROMPT = (
     "You are a retrieval agent answering one task from a document collection. Use the tools to "
@@ -67,159 +69,6 @@ SYSTEM_PROMPT = (
     "nothing is supported, set abstained to true and stopReason to abstained. Never repeat a "
     "call: its result would not change."
 )
-
-Identifier = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][\w.-]*$")]
-# A token budget is kept by estimating a request's tokens from its bytes. Once the endpoint has
-# reported a request's prompt tokens (OpenAI ``usage``), the next request is that count plus its
-# new bytes at ``INCREMENT_BYTES_PER_TOKEN``: results are JSON full of hex hashes (a projected
-# search result measured 1.9 bytes per token under Qwen2.5's tokenizer, more once escaped into a
-# message). Before any report (or from an endpoint that gives none), all of it is counted at
-# ``BYTES_PER_TOKEN``. An endpoint that still finds a request too long ends the pair
-# the same way (``agent_context_exceeded``).
-BYTES_PER_TOKEN = 2.5
-INCREMENT_BYTES_PER_TOKEN = 1.5
-# What a read the model left unbounded is expected to cost per line once projected (the line's
-# text plus its uri, hashes and provenances): the cap the agent adds is an estimate, and the
-# request is measured again before it is sent.
-PROJECTED_BYTES_PER_LINE = 320
-PROJECTED_BYTES_PER_TEXT_BYTE = 6
-
-
-class ContextBudget(BaseModel):
-    """How large a request may grow, the model's reply (``max_output_tokens``) set aside:
-    ``tokens`` (estimated from bytes, calibrated by the endpoint's reported usage) or ``bytes``
-    of request JSON."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    tokens: Annotated[int, Field(ge=256)] | None = None
-    bytes: Annotated[int, Field(ge=1024)] | None = None
-
-    def described(self) -> str:
-        return f"{self.bytes} bytes" if self.bytes is not None else f"{self.tokens} tokens"
-
-
-@dataclass(frozen=True)
-class Measured:
-    """A request's size: its bytes, and the prompt tokens the endpoint reported for it."""
-
-    size: int
-    tokens: int
-
-
-def request_room(
-    budget: ContextBudget, output_tokens: int, size: int, last: Measured | None
-) -> tuple[float, float]:
-    """(what this request uses, what the budget leaves after it), in the budget's unit."""
-    if budget.bytes is not None:
-        limit = budget.bytes - output_tokens * BYTES_PER_TOKEN
-        return size, limit - size
-    limit = (budget.tokens or 0) - output_tokens
-    if last is None:
-        used = size / BYTES_PER_TOKEN
-    else:
-        used = last.tokens + max(size - last.size, 0) / INCREMENT_BYTES_PER_TOKEN
-    return used, limit - used
-
-
-class OpenAIChatConfig(BaseModel):
-    """``--agent-config FILE``: closed, strictly typed; an unknown key is an error."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    id: Identifier
-    kind: Literal["openai-chat"]
-    base_url: Annotated[str, Field(pattern=r"^https?://[^\s]+$")]
-    model: Annotated[str, Field(min_length=1)]
-    api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
-    temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
-    seed: int | None = None
-    max_output_tokens: Annotated[int, Field(ge=1, le=65536)]
-    # How a delivered result is sent back: as the OpenAI ``tool`` message (the default), or as
-    # a ``user`` message for a server whose chat template drops tool messages (llama.cpp's
-    # chatml-function-calling handler does: the model never sees them).
-    tool_results: Literal["tool", "user"] = "tool"
-    timeout_s: Annotated[float, Field(gt=0, le=3600)] = 60.0
-    max_retries: Annotated[int, Field(ge=0, le=10)] = 2
-    extra_body: JsonObject = Field(default_factory=dict)
-    # "required": the model must call a tool each turn (final_answer is always one of them).
-    tool_choice: Literal["auto", "required"] = "auto"
-    # Read a tool call the model wrote as text (``<tool_call>{...}</tool_call>``, a fenced or
-    # bare JSON object with "name" and "arguments"), as a server with its own chat template
-    # returns it, instead of reading that text as a final answer.
-    text_tool_calls: bool = False
-    context_budget: ContextBudget | None = None
-    # How the model is held to final_answer once its calls are spent: "tools" offers
-    # final_answer alone (any server honours it); "tool_choice" keeps every tool listed and
-    # names final_answer as the tool_choice, so the request starts with the very tokens the
-    # server has already evaluated. A local server then reads only the new turn instead of
-    # the whole conversation again (its tool list sits near the start of the prompt).
-    final_only: Literal["tools", "tool_choice"] = "tools"
-
-    def behaviour(self) -> JsonObject:
-        """What decides the answers: not the URL, timeout, retries or the key's variable.
-        Keys added since v1 appear only when set, so an older config keeps its fingerprint."""
-        found: JsonObject = {
-            "model": self.model,
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "maxOutputTokens": self.max_output_tokens,
-            "toolResults": self.tool_results,
-            "extraBody": self.extra_body,
-        }
-        if self.tool_choice != "auto":
-            found["toolChoice"] = self.tool_choice
-        if self.text_tool_calls:
-            found["textToolCalls"] = True
-        if self.context_budget is not None:
-            found["contextBudget"] = self.context_budget.model_dump(exclude_none=True)
-        if self.final_only != "tools":
-            found["finalOnly"] = self.final_only
-        return found
-
-
-def load_agent_config(path: Path) -> OpenAIChatConfig:
-    """The config at ``path``; one-line ContractError (exit 2) for anything wrong with it."""
-    data = read_input_file(path, code="invalid_agent_config")
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ContractError("invalid_agent_config", f"{path}: {exc}") from None
-    try:
-        config = OpenAIChatConfig.model_validate(document)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top)"
-        raise ContractError("invalid_agent_config", f"{path}: {where}: {first['msg']}") from None
-    budget = config.context_budget
-    if budget is not None and (budget.tokens is None) == (budget.bytes is None):
-        raise ContractError(
-            "invalid_agent_config", f"{path}: context_budget: give tokens or bytes, not both"
-        )
-    if budget is not None and request_room(budget, config.max_output_tokens, 0, None)[1] <= 0:
-        raise ContractError(
-            "invalid_agent_config",
-            f"{path}: context_budget leaves no room beside max_output_tokens",
-        )
-    clash = sorted(OWN_FIELDS & set(config.extra_body))
-    if clash:
-        raise ContractError(
-            "invalid_agent_config", f"{path}: extra_body may not set {', '.join(clash)}"
-        )
-    return config
-
-
-def api_key(config: OpenAIChatConfig, environ: Mapping[str, str]) -> str | None:
-    if config.api_key_env is None:
-        return None
-    value = environ.get(config.api_key_env)
-    if not value:
-        raise ContractError(
-            "llm_api_key_missing",
-            f"agent {config.id}: the variable {config.api_key_env} (api_key_env) is not set",
-        )
-    return value
-
 
 # --- what the model is offered and shown -------------------------------------------------------
 
@@ -364,12 +213,7 @@ def text_tool_call(content: str) -> str | None:
 
 def step_text(reply: Mapping[str, JsonValue], *, text_calls: bool = False) -> str:
     """The raw step the model's reply amounts to (see the module docstring)."""
-    choices = reply.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise _invalid("the reply has no choices")
-    message = choices[0].get("message")
-    if not isinstance(message, dict):
-        raise _invalid("the reply's first choice has no message")
+    message = first_message(reply)
     tool_calls = message.get("tool_calls") or []
     if not isinstance(tool_calls, list):
         raise _invalid("the reply's tool_calls is not a list")
@@ -430,7 +274,7 @@ class OpenAIChatAgent:
         self._fingerprint = fingerprint(
             {
                 "agent": AGENT_VERSION,
-                "prompt": PROMPT_VERSION,
+                "prompt": _prompt_version(config),
                 "behaviour": config.behaviour(),
                 "endpointModels": list(identity.models),
                 "answers": identity.answers,
@@ -441,62 +285,23 @@ class OpenAIChatAgent:
         return self._fingerprint
 
     def prompt_fingerprint(self, task: AgentTask) -> str:
+        if self._config.protocol == "rendered":
+            return rendered_chat.prompt_fingerprint(task)
         return fingerprint(
             {"system": SYSTEM_PROMPT, "prompt": PROMPT_VERSION, "task": render_task(task)}
         )
 
     def open(
         self, task: AgentTask, tools: list[JsonObject], *, seed: int | None
-    ) -> OpenAIChatSession:
+    ) -> OpenAIChatSession | RenderedChatSession:
         endpoint = Endpoint(self._settings, self._cache)
+        if self._config.protocol == "rendered":
+            return RenderedChatSession(self._config, endpoint, task, seed)
         return OpenAIChatSession(self._config, endpoint, task, function_tools(tools, task), seed)
 
 
-@dataclass
-class Usage:
-    """The tokens an endpoint reported for a pair's requests (OpenAI ``usage``), if it did."""
-
-    requests: int = 0
-    reported: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    last_prompt_tokens: int | None = None
-
-    def add(self, reply: Mapping[str, JsonValue]) -> None:
-        self.requests += 1
-        self.last_prompt_tokens = None
-        usage = reply.get("usage")
-        if not isinstance(usage, dict):
-            return
-        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-        if isinstance(prompt, int) and isinstance(completion, int):
-            self.reported += 1
-            self.prompt_tokens += prompt
-            self.completion_tokens += completion
-            self.last_prompt_tokens = prompt
-
-    def note(self) -> list[str]:
-        if not self.reported:
-            return []
-        return [
-            f"llm_usage: {self.reported} of {self.requests} request(s) reported, "
-            f"{self.prompt_tokens} prompt and {self.completion_tokens} completion tokens"
-        ]
-
-
-# ``Usage.note``'s shape, read back.
-_USAGE_NOTE = re.compile(
-    r"llm_usage: \d+ of \d+ request\(s\) reported, (\d+) prompt and (\d+) completion tokens\Z"
-)
-
-
-def reported_tokens(notes: Iterable[str]) -> tuple[int, int] | None:
-    """The prompt and completion tokens a pair's notes say its endpoint reported; None when
-    the endpoint reported none."""
-    for note in notes:
-        if (usage := _USAGE_NOTE.match(note)) is not None:
-            return int(usage.group(1)), int(usage.group(2))
-    return None
+def _prompt_version(config: OpenAIChatConfig) -> str:
+    return rendered_chat.PROMPT_VERSION if config.protocol == "rendered" else PROMPT_VERSION
 
 
 class OpenAIChatSession:
@@ -565,22 +370,17 @@ class OpenAIChatSession:
         return step if room is None else self._bounded(step, room)
 
     def _room(self, size: int) -> int | None:
-        """Bytes the budget leaves after a request of ``size`` bytes (None: no budget); a
-        request already over it ends the pair as the agent's failure, before it is sent."""
-        budget = self._config.context_budget
-        if budget is None:
+        """Bytes the budget leaves after a request of ``size`` bytes (None: no budget)."""
+        left = context_left(self._config, size, self._measured)
+        if left is None:
             return None
-        output = self._config.max_output_tokens
-        used, left = request_room(budget, output, size, self._measured)
-        if left < 0:
-            raise AgentStepError(
-                "agent_error",
-                "agent_context_exceeded",
-                f"the next request ({size} bytes, about {used:.0f} in the budget's unit) is over "
-                f"the context budget of {budget.described()} less {output} output tokens",
-            )
         # What is left in tokens is spent by new bytes at the increment rate.
-        return int(left if budget.bytes is not None else left * INCREMENT_BYTES_PER_TOKEN)
+        budget = self._config.context_budget
+        return int(
+            left
+            if budget is not None and budget.bytes is not None
+            else left * INCREMENT_BYTES_PER_TOKEN
+        )
 
     def _bounded(self, step: str, room: int) -> str:
         """A read the model left unbounded, bounded by the contract's own arguments to what the

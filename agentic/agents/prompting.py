@@ -134,10 +134,10 @@ def _clip(text: str) -> str:
     return clip(text, LINE_CHARS)
 
 
-def shown_lines(task: AgentTask, call: VisibleCall) -> tuple[Line, ...]:
+def shown_lines(task: AgentTask, call: VisibleCall, chars: int = RESULT_CHARS) -> tuple[Line, ...]:
     """The lines of a result the model reads, in result order: the lines sharing most words with
-    the goal, claims and query, until the result's character budget is spent (ties keep result
-    order, so a short read is shown whole)."""
+    the goal, claims and query, until the result's ``chars`` are spent (ties keep result order,
+    so a short read is shown whole)."""
     unique = {
         (line.uri, line.number): line for item in readable_items(call) for line in _lines_of(item)
     }
@@ -148,18 +148,20 @@ def shown_lines(task: AgentTask, call: VisibleCall) -> tuple[Line, ...]:
     spent = 0
     for index in sorted(range(len(lines)), key=lambda i: (-overlap[i], i)):
         cost = len(_clip(lines[index].text))
-        if spent + cost <= RESULT_CHARS:
+        if spent + cost <= chars:
             chosen.append(index)
             spent += cost
     return tuple(lines[index] for index in sorted(chosen))
 
 
-def citables(task: AgentTask, calls: Sequence[VisibleCall]) -> tuple[Citable, ...]:
-    """Every coordinate the model may cite, unique, in first-seen order: each line it was shown,
-    and each multi-line item all of whose lines it was shown."""
+def citables(
+    task: AgentTask, calls: Sequence[VisibleCall], chars: int = RESULT_CHARS
+) -> tuple[Citable, ...]:
+    """Every coordinate the model may cite, unique, in first-seen order: each line it was shown
+    (results shown ``chars`` at most), and each multi-line item all of whose lines it was shown."""
     seen: dict[Citable, None] = {}
     for call in calls:
-        shown = shown_lines(task, call)
+        shown = shown_lines(task, call, chars)
         for line in shown:
             span = sha256_hex(line.text)
             seen.setdefault(Citable(line.uri, line.number, line.number, line.source_hash, span))
@@ -205,14 +207,14 @@ def render_task(task: AgentTask) -> str:
     )
 
 
-def _render_evidence(task: AgentTask, call: VisibleCall) -> str:
+def _render_evidence(task: AgentTask, call: VisibleCall, chars: int) -> str:
     """Shown lines grouped by URI; a URI with lines left out ends in an ellipsis line."""
     shown: dict[str, list[Line]] = {}
     numbers: dict[str, set[int]] = {}
     for item in readable_items(call):
         shown.setdefault(item.uri, [])
         numbers.setdefault(item.uri, set()).update(line.number for line in _lines_of(item))
-    for line in shown_lines(task, call):
+    for line in shown_lines(task, call, chars):
         shown[line.uri].append(line)
     blocks = []
     for uri, lines in shown.items():
@@ -223,9 +225,10 @@ def _render_evidence(task: AgentTask, call: VisibleCall) -> str:
     return "\n".join(blocks)
 
 
-def render_result(task: AgentTask, calls: Sequence[VisibleCall]) -> str:
-    """The newest call's result. A result equal to one already shown is not shown again: the
-    model has it in context, and re-reading it would cost as much as the first time."""
+def render_result(task: AgentTask, calls: Sequence[VisibleCall], chars: int = RESULT_CHARS) -> str:
+    """The newest call's result, ``chars`` of it at most. A result equal to one already shown is
+    not shown again: the model has it in context, and re-reading it would cost as much as the
+    first time."""
     call = calls[-1]
     result = call.result
     head = f"Result of {call.toolName}: {result.status}, {result.resultRole}"
@@ -234,9 +237,9 @@ def render_result(task: AgentTask, calls: Sequence[VisibleCall]) -> str:
     if any(earlier.result == result for earlier in calls[:-1]):
         return f"{head}\nSame result as before."
     if readable_items(call):
-        return f"{head}\nEvidence:\n{_render_evidence(task, call)}"
+        return f"{head}\nEvidence:\n{_render_evidence(task, call, chars)}"
     if _shows_content(call):
-        return f"{head}\n{clip(result.content, RESULT_CHARS)}"
+        return f"{head}\n{clip(result.content, chars)}"
     return f"{head}\nNo evidence." if result.status == "ok" else head
 
 

@@ -1,9 +1,11 @@
-"""What the subcommands share: argparse value types (each raises ArgumentTypeError, which
-argparse turns into a usage error: exit 2, one line), the baselines root and the progress line."""
+"""What the subcommands share: argparse value types, the baselines root, progress and ``--quiet``.
+Each value type raises ArgumentTypeError, which argparse turns into a usage error: exit 2, one
+line. ``--quiet`` decides what the progress line keeps quiet."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,8 +103,23 @@ def add_force_option(parser: argparse.ArgumentParser, *, other: str, where: str)
 
 
 def add_quiet_option(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """``--quiet``: no progress lines on stderr (stdout and the reports are the same)."""
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    """``--quiet``: nothing printed but an error's one line on stderr: no result on stdout
+    (``print_result``), no progress or ``agentic: wrote ...`` notes on stderr
+    (``progress_printer``). The exit code is the verdict; the files written are the same."""
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print nothing but errors: no report on stdout, no progress on stderr "
+        "(the exit code is the verdict; files written are the same)",
+    )
+
+
+def print_result(text: str, *, quiet: bool) -> None:
+    """What a command prints as its result (a report, a table, verdicts): on stdout at once (a
+    verdict appears as its lane ends), unless ``--quiet``."""
+    if not quiet:
+        sys.stdout.write(text)
+        sys.stdout.flush()
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
@@ -175,7 +192,7 @@ def progress_printer(quiet: bool) -> Progress:
 
 
 def add_key_file_option(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--key-file F``: the key that seals journals and shards (``runner/journal.py``), for a
+    """``--key-file F``: the key that seals journals and shards (``lane/journal.py``), for a
     run resumed or merged on another machine."""
     parser.add_argument(
         "--key-file",

@@ -1,12 +1,20 @@
-"""``agentic catalog [--backend FILE ...]``: what can run here: every adapter (with where it
-comes from, what it declares and, when it cannot run on this machine, why), every agent and
-every named lane. ``--names adapters|agents|lanes`` prints one kind's names, one per line.
-``--check`` starts every ``--backend`` config for real (``agentic/backend_check.py``) and exits 2
-when one fails."""
+"""``agentic catalog``: every adapter, agent and named lane that can run here.
+Its options are ``[--backend FILE ...] [--agent-config FILE]``. An adapter is listed with where
+it comes from and what it declares, and, when it cannot run on this machine, why. An agent is
+listed with what it requires. ``--names adapters|agents|lanes`` prints one kind's names, one
+per line.
+
+A config file's adapter or agent is listed as "not checked": that it parsed says nothing of the
+server or endpoint behind it. ``--check`` tries them for real and prints their verdicts instead:
+every ``--backend`` config started under the sandbox (``agentic/backend_check.py``), the
+``--agent-config`` endpoint asked for its models and sent tiny requests
+(``agentic/agent_check.py``); exit 2 when one fails."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +27,10 @@ from agentic.contract.errors import EXIT_ERROR, EXIT_OK, ContractError
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
-    from agentic.runner.catalog import AdapterEntry, Catalog
+    from agentic.runner.catalog import Catalog
+    from agentic.runner.entries import AdapterEntry, AgentEntry
+
+NOT_CHECKED = "not checked"
 
 
 def _adapter_line(entry: AdapterEntry) -> str:
@@ -34,16 +45,25 @@ def _adapter_line(entry: AdapterEntry) -> str:
         if on
     ]
     reason = entry.unavailable()
-    state = "ready" if reason is None else f"unavailable: {reason}"
+    ready = NOT_CHECKED if entry.origin == "config" else "ready"
+    state = ready if reason is None else f"unavailable: {reason}"
     described = f" [{', '.join(flags)}]" if flags else ""
     return f"  {entry.adapter_id}{described} ({entry.origin}: {entry.source}) {state}"
 
 
+def _agent_line(agent: AgentEntry) -> str:
+    if agent.requires is not None:
+        state = f" requires {agent.requires}"
+    else:
+        state = f" {NOT_CHECKED}" if agent.origin == "config" else ""
+    return f"  {agent.kind} ({agent.origin}: {agent.source}){state}"
+
+
 def _run(args: argparse.Namespace) -> int:
     from agentic.resources import missing_fixture
-    from agentic.runner.catalog import load_catalog
+    from agentic.runner.catalog_source import CatalogSource
 
-    catalog = load_catalog(tuple(args.backend))
+    catalog, _ = CatalogSource(tuple(args.backend), args.agent_config).load()
     if args.check:
         return _check(catalog, args)
     if args.names is not None:
@@ -59,8 +79,7 @@ def _run(args: argparse.Namespace) -> int:
         print(_adapter_line(catalog.adapter(adapter_id)))
     print("agents:")
     for kind in sorted(catalog.agents):
-        agent = catalog.agent(kind)
-        print(f"  {kind} ({agent.origin}: {agent.source})")
+        print(_agent_line(catalog.agent(kind)))
     print("lanes:")
     for name in sorted(catalog.lanes):
         lane = catalog.lane(name)
@@ -76,6 +95,35 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(catalog: Catalog, args: argparse.Namespace) -> int:
+    if not args.backend and args.agent_config is None:
+        raise ContractError(
+            "invalid_cli_option", "--check tries --backend and --agent-config files: give one"
+        )
+    codes = [EXIT_OK]
+    if args.agent_config is not None:
+        codes.append(_check_agent(args.agent_config))
+    if args.backend:
+        codes.append(_check_backends(catalog, args))
+    return max(codes)
+
+
+def _check_agent(path: Path) -> int:
+    """The endpoint of an --agent-config file, tried; one line on stderr when it fails."""
+    from agentic.agent_check import check_agent
+    from agentic.agents.chat_config import load_agent_config
+
+    config = load_agent_config(path)
+    print(f"agent {config.id} ({path}):")
+    check = check_agent(config, os.environ)
+    print("\n".join(check.lines), flush=True)
+    if check.problem is None:
+        print("  ok")
+        return EXIT_OK
+    print(f"agentic: agent {config.id} failed its check: {check.problem}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _check_backends(catalog: Catalog, args: argparse.Namespace) -> int:
     from agentic.backend_check import check_backend
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
@@ -87,8 +135,6 @@ def _check(catalog: Catalog, args: argparse.Namespace) -> int:
         if catalog.adapter(adapter_id).origin == "config"
         and str(Path(catalog.adapter(adapter_id).source).resolve()) in given
     ]
-    if not configured:
-        raise ContractError("invalid_cli_option", "--check tries --backend configs: give one")
     fixture = load_fixture(args.fixture or default_fixture_dir())
     print("backends:")
     checks = [
@@ -102,13 +148,19 @@ def _check(catalog: Catalog, args: argparse.Namespace) -> int:
         for adapter_id in configured
     ]
     for check in checks:
-        print(check.line)
+        print("\n".join(check.lines))
     return EXIT_ERROR if any(c.problem is not None for c in checks) else EXIT_OK
 
 
 def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("catalog", help="list the adapters, agents and named lanes")
     add_backend_option(parser)
+    parser.add_argument(
+        "--agent-config",
+        type=Path,
+        metavar="FILE",
+        help="list an openai-chat agent's TOML config as an agent (what `run --agent-config` runs)",
+    )
     parser.add_argument(
         "--names",
         choices=("adapters", "agents", "lanes"),
@@ -118,7 +170,8 @@ def register(subparsers: Subparsers) -> None:
         "--check",
         action="store_true",
         help="start every --backend config under the sandbox: prepare, handshake, its tools "
-        "against the mapping, one sample search (exit 2 when one fails)",
+        "against the mapping, one sample search; ask the --agent-config endpoint for its models "
+        "and send it tiny requests (exit 2 when one fails)",
     )
     parser.add_argument(
         "--fixture", type=Path, help="the fixture --check searches (default: the bundled one)"

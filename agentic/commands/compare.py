@@ -11,9 +11,9 @@ each differing pair and its first difference, exit 2 a pair BASE never ran.
 ``--accept`` accepts NEW as the committed baseline of its fixture once the comparison passes:
 it files NEW as ``<baselines>/ranking/<fingerprint>/ranking.json`` or ``<baselines>/generation/
 <fingerprint>/<model>.json``. With a single report, ``--accept`` files a first baseline and
-refuses to replace an existing one (remove it explicitly to re-baseline). ``--promote`` is the
-same option under its former name, kept working for existing scripts: "promotion" is the
-contract's adapter gate (``agentic run --promote``), not this.
+refuses to replace an existing one (remove it explicitly to re-baseline). Its former name,
+``--promote``, is refused with a hint (``cli.COMMANDS``): "promotion" is only the contract's
+adapter gate (``agentic run --promote``).
 """
 
 from __future__ import annotations
@@ -62,11 +62,8 @@ def register(subparsers: Subparsers) -> None:
     )
     parser.add_argument(
         "--accept",
-        "--promote",  # the former name, kept working; usage shows --accept only
-        dest="accept",
         action="store_true",
-        help="once the comparison passes, file NEW as its fixture's baseline "
-        "(--promote: this option's former name)",
+        help="once the comparison passes, file NEW as its fixture's baseline",
     )
     parser.add_argument(
         "--receipts",

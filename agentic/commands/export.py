@@ -1,10 +1,16 @@
-"""``agentic export REPORT --format jsonl|csv [--out FILE]``: one row per pair, for a notebook.
+"""``agentic export REPORT --format jsonl|csv [--out FILE] [--fixture DIR]``: one row per pair,
+for a notebook.
 
 The report is read as ``agentic validate report`` reads it (strict JSON, schema, model, stored
 fingerprints). Rows follow the contract's pair order (adapter, task, trial, lifecycle, seed,
 agent) and hold the pair's identity, its outcome (success, failure class and code, the missed
 terms of the success condition), the score's terms and claim lists, its cost and, where the
 run measured them, its timings. The same report always exports to the same bytes.
+
+With ``--fixture DIR`` (the fixture the report ran on; another fixture is refused with
+``fixture_fingerprint_mismatch``), each row also has ``evidenceDelivered`` (true, false, or null
+where the task has no evidence to deliver) and ``verdict`` (``success``, ``retrieval``,
+``model`` or ``excluded``): docs/reports.md, "Attribution". Without it those columns are absent.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +31,8 @@ if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
     from agentic.contract.receipt import TrajectoryReceipt
     from agentic.contract.report import BenchmarkReport, ScoreRecord
+    from agentic.scoring.attribution import Attribution
+    from agentic.scoring.task_facts import TaskFacts
 
 FORMATS = ("jsonl", "csv")
 SCORE_TERMS = (
@@ -51,6 +60,13 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("report", type=Path, metavar="REPORT", help="a benchmark report.json")
     parser.add_argument("--format", choices=FORMATS, default="jsonl", help="jsonl (default) or csv")
     parser.add_argument("--out", type=Path, metavar="FILE", help="write here (default: stdout)")
+    parser.add_argument(
+        "--fixture",
+        type=Path,
+        metavar="DIR",
+        help="the fixture the report ran on: adds the columns evidenceDelivered and verdict "
+        "(retrieval or model failed); without it they are absent",
+    )
     parser.set_defaults(func=handle)
 
 
@@ -66,11 +82,15 @@ def read_report(path: Path) -> BenchmarkReport:
     return report
 
 
-def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> JsonObject:
+def pair_row(
+    receipt: TrajectoryReceipt, record: ScoreRecord, attribution: Attribution | None = None
+) -> JsonObject:
     from agentic.report.outcomes import missed_terms
 
     canon, score = receipt.canonical, record.score
     timings = receipt.observations.timings
+    # Attribution's columns sit beside the outcome they explain, and only when asked for.
+    attributed: JsonObject = {} if attribution is None else attribution_columns(attribution)
     return {
         "taskId": canon.taskId,
         "adapterId": canon.adapterId,
@@ -83,6 +103,7 @@ def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> JsonObject:
         "failureClass": canon.failure.class_,
         "failureCode": canon.failure.code,
         "missedTerms": list(missed_terms(canon, score)),
+        **attributed,
         **{term: getattr(score, term) for term in SCORE_TERMS},
         **{name: list(getattr(score, name)) for name in CLAIM_LISTS},
         "agentCalls": canon.agentCalls,
@@ -92,8 +113,30 @@ def pair_row(receipt: TrajectoryReceipt, record: ScoreRecord) -> JsonObject:
     }
 
 
-def rows(report: BenchmarkReport) -> list[JsonObject]:
+def attribution_columns(attribution: Attribution) -> JsonObject:
+    return {"evidenceDelivered": attribution.evidence_delivered, "verdict": attribution.verdict}
+
+
+def facts_of(report: BenchmarkReport, fixture_dir: Path) -> Mapping[str, TaskFacts]:
+    """The task facts of ``fixture_dir``, which must be the fixture the report ran on."""
+    from agentic.commands.view import facts_for
+
+    facts = facts_for(report, fixture_dir)
+    if facts is None:
+        raise ContractError(
+            "fixture_fingerprint_mismatch",
+            f"{fixture_dir} is not the fixture this report ran on "
+            f"({report.fixtureFingerprint[:12]})",
+        )
+    unknown = sorted({r.canonical.taskId for r in report.receipts} - facts.keys())
+    if unknown:
+        raise ContractError("invalid_report", f"task {unknown[0]} is not in {fixture_dir}")
+    return facts
+
+
+def rows(report: BenchmarkReport, facts: Mapping[str, TaskFacts] | None = None) -> list[JsonObject]:
     from agentic.contract.report import pair_sort_key
+    from agentic.scoring.attribution import attribute
 
     if len(report.receipts) != len(report.scores):
         raise ContractError("invalid_report", "scores and receipts differ in number")
@@ -105,7 +148,12 @@ def rows(report: BenchmarkReport) -> list[JsonObject]:
         if score is None:
             name = "/".join(pair_sort_key(receipt.canonical))
             raise ContractError("invalid_report", f"receipt {name} has no score")
-        found.append(pair_row(receipt, score))
+        attribution = (
+            None
+            if facts is None
+            else attribute(receipt.canonical, score.score, facts[receipt.canonical.taskId])
+        )
+        found.append(pair_row(receipt, score, attribution))
     return found
 
 
@@ -144,7 +192,9 @@ def write_out(path: Path, text: str) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    table = rows(read_report(args.report))
+    report = read_report(args.report)
+    facts = None if args.fixture is None else facts_of(report, args.fixture)
+    table = rows(report, facts)
     text = as_jsonl(table) if args.format == "jsonl" else as_csv(table)
     if args.out is None:
         sys.stdout.write(text)

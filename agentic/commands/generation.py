@@ -2,7 +2,7 @@
 
 Prints one row per mode (pass rate, correctness, refusal correctness, leakage, think-tag leaks,
 numeric groundedness; over stable questions), the unstable questions and the decomposition
-(oracle - e2e, e2e - noretrieval). ``--report DIR`` writes ``generation.json`` (canonical JSON)
+(oracle - e2e, e2e - noretrieval). ``--out DIR`` writes ``generation.json`` (canonical JSON)
 and ``generation.txt``. Exit 0 when the run completes, 2 on bad input or a model that fails its
 preflight; gating against a baseline is ``agentic compare``'s job.
 """
@@ -10,7 +10,6 @@ preflight; gating against a baseline is ``agentic compare``'s job.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,18 +18,19 @@ from agentic.commands.argtypes import (
     add_force_option,
     add_quiet_option,
     positive_int,
+    print_result,
     progress_printer,
 )
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.ranking import add_fixture_options
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
     from agentic.fixture.loader import Fixture
-    from agentic.generation.runner import GenerationSettings, Mode
+    from agentic.generation.runner import GenerationSettings
+    from agentic.generation.schema import GenerationReport, Mode
     from agentic.ranking.goldens import GoldenSet
     from agentic.runner.catalog import Catalog
 
@@ -56,8 +56,8 @@ def add_generation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter", default="lexical", help="retrieval adapter of e2e mode")
     parser.add_argument("--k", type=positive_int, default=5, help="chunks injected in e2e mode")
     parser.add_argument("--limit", type=positive_int, help="first N goldens by id")
-    parser.add_argument("--report", type=Path, help="write the report(s) here")
-    add_force_option(parser, other="another model (or kind)", where="--report")
+    parser.add_argument("--out", type=Path, help="write the report(s) here")
+    add_force_option(parser, other="another model (or kind)", where="--out")
     add_quiet_option(parser)
 
 
@@ -104,10 +104,10 @@ def generation_report(
     progress: Callable[[str], None],
     *,
     catalog: Catalog,
-) -> JsonObject:
+) -> GenerationReport:
     """Open the model, run every mode, close the model, and build the report."""
     from agentic.generation import open_model
-    from agentic.generation.report import report_json
+    from agentic.generation.report import build_report
     from agentic.generation.runner import run_generation
 
     model = open_model(spec)
@@ -115,7 +115,7 @@ def generation_report(
         run = run_generation(fixture, goldens, model, settings, catalog=catalog, progress=progress)
     finally:
         model.close()
-    return report_json(run)
+    return build_report(run)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -124,18 +124,17 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.output.staging import write_artifacts
     from agentic.runner.catalog import load_catalog
 
-    if args.report is not None:
-        check_output(args.report)  # a link, a file or foreign content: refused before the run
+    if args.out is not None:
+        check_output(args.out)  # a link, a file or foreign content: refused before the run
     fixture, goldens = load_inputs(args)
     settings = settings_from(args)
     catalog = load_catalog(tuple(args.backend))
-    report = generation_report(
-        fixture, goldens, args.model, settings, progress_printer(args.quiet).note, catalog=catalog
-    )
+    note = progress_printer(args.quiet).note
+    report = generation_report(fixture, goldens, args.model, settings, note, catalog=catalog)
     text = render_text(report, verbose=args.verbose)
-    sys.stdout.write(text)
-    if args.report is not None:
+    print_result(text, quiet=args.quiet)
+    if args.out is not None:
         files = {"generation.json": report_bytes(report), "generation.txt": text.encode("utf-8")}
-        write_artifacts(args.report, files, force=args.force)
-        print(f"agentic: wrote {args.report}", file=sys.stderr)
+        write_artifacts(args.out, files, force=args.force)
+        note(f"wrote {args.out}")
     return 0

@@ -6,17 +6,16 @@ user reports a bad answer, look up their model: scoring at its row means the mod
 ceiling; well below it means their configuration or our code.
 
 Default rows: ``mock`` (the extractive ceiling) and every ``locks/agent-model*.lock.json``.
-``--report DIR`` writes ``generation.<model>.json`` per model and ``matrix.txt``.
+``--out DIR`` writes ``generation.<model>.json`` per model and ``matrix.txt``.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import sys
 from typing import TYPE_CHECKING
 
-from agentic.commands.argtypes import progress_printer
+from agentic.commands.argtypes import print_result, progress_printer
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.generation import (
     add_generation_options,
@@ -24,10 +23,10 @@ from agentic.commands.generation import (
     load_inputs,
     settings_from,
 )
-from agentic.contract.strict_json import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
+    from agentic.generation.schema import GenerationReport, Mode
 
 
 def register(subparsers: Subparsers) -> None:
@@ -47,12 +46,12 @@ def file_slug(model_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", model_id)
 
 
-def _mode_rate(report: JsonObject, mode: str, name: str) -> JsonValue:
-    found = report["modes"].get(mode)
-    return None if found is None else found["overall"][name]
+def _mode_rate(report: GenerationReport, mode: Mode, name: str) -> float | None:
+    found = report.modes.get(mode)
+    return None if found is None else getattr(found.overall, name)
 
 
-def matrix_text(reports: list[JsonObject]) -> str:
+def matrix_text(reports: list[GenerationReport]) -> str:
     from agentic.generation.report import table
 
     def number(value: float | None) -> str:
@@ -70,10 +69,10 @@ def matrix_text(reports: list[JsonObject]) -> str:
     ]
     rows = []
     for report in reports:
-        unstable = sum(len(mode["unstable"]) for mode in report["modes"].values())
+        unstable = sum(len(mode.unstable) for mode in report.modes.values())
         rows.append(
             [
-                report["model"]["id"],
+                report.model.id,
                 number(_mode_rate(report, "oracle", "passRate")),
                 number(_mode_rate(report, "e2e", "passRate")),
                 number(_mode_rate(report, "noretrieval", "passRate")),
@@ -86,10 +85,10 @@ def matrix_text(reports: list[JsonObject]) -> str:
     first = reports[0] if reports else None
     title = "Capability table (pass rate over stable questions)"
     if first is not None:
-        settings = first["settings"]
+        settings = first.settings
         title += (
-            f": fixture {first['fixtureFingerprint'][:12]}, {first['goldenCount']} goldens, "
-            f"repeats={settings['repeats']}, e2e adapter={settings['adapter']} k={settings['k']}"
+            f": fixture {first.fixtureFingerprint[:12]}, {first.goldenCount} goldens, "
+            f"repeats={settings.repeats}, e2e adapter={settings.adapter} k={settings.k}"
         )
     return "\n".join([title, "", *table(header, rows)]) + "\n"
 
@@ -100,8 +99,8 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.output.staging import write_artifacts
     from agentic.runner.catalog import load_catalog
 
-    if args.report is not None:
-        check_output(args.report)  # a link, a file or foreign content: refused before the run
+    if args.out is not None:
+        check_output(args.out)  # a link, a file or foreign content: refused before the run
     models = args.models if args.models is not None else default_models()
     progress = progress_printer(args.quiet).note
     fixture, goldens = load_inputs(args)
@@ -112,11 +111,11 @@ def handle(args: argparse.Namespace) -> int:
         for spec in models
     ]
     text = matrix_text(reports)
-    sys.stdout.write(text)
-    if args.report is not None:
+    print_result(text, quiet=args.quiet)
+    if args.out is not None:
         files = {"matrix.txt": text.encode("utf-8")}
         for report in reports:
-            files[f"generation.{file_slug(report['model']['id'])}.json"] = report_bytes(report)
-        write_artifacts(args.report, files, force=args.force)
-        print(f"agentic: wrote {args.report}", file=sys.stderr)
+            files[f"generation.{file_slug(report.model.id)}.json"] = report_bytes(report)
+        write_artifacts(args.out, files, force=args.force)
+        progress(f"wrote {args.out}")
     return 0

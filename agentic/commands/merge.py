@@ -16,6 +16,7 @@ from agentic.commands.argtypes import (
     add_force_option,
     add_key_file_option,
     add_quiet_option,
+    print_result,
     progress_printer,
 )
 from agentic.contract.errors import ContractError
@@ -52,7 +53,7 @@ def handle(args: argparse.Namespace) -> int:
         progress=progress_printer(args.quiet),
         key_file=args.key_file,
     )
-    sys.stdout.write(outcome.markdown)
+    print_result(outcome.markdown, quiet=args.quiet)
     reason = outcome.failure or outcome.harness_error
     if reason is not None:
         print(f"agentic: {reason}", file=sys.stderr)

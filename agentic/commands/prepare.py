@@ -1,9 +1,10 @@
-"""``agentic prepare (--adapter ID | --lane NAME) (--out DIR | --cache DIR) [--fixture DIR]``: load
-and verify a fixture and build one adapter's native index (or those of a named lane's adapters,
-into the cache); print each index fingerprint.
+"""``agentic prepare``: verify a fixture, build an adapter's native index, print its fingerprint.
+Usage: ``agentic prepare (--adapter ID | --lane NAME) (--out DIR | --index-cache DIR)
+[--fixture DIR]``. With ``--lane`` it builds the index of each of the lane's adapters, into the
+cache.
 
 ``--out DIR`` builds into DIR, which must not exist or be empty: an index is never built over an
-older one. ``--cache DIR`` adds the index to the cache that ``agentic run --index-cache DIR``
+older one. ``--index-cache DIR`` adds the index to the cache that ``agentic run --index-cache DIR``
 reuses, keyed by adapter, corpus fingerprint and configuration fingerprint; an unchanged entry is
 left alone. An adapter that cannot be prepared (``gno-mcp`` without a ``gno`` executable, an MCP
 product whose tools lack a mapped field) fails with its code and exit 2.
@@ -41,20 +42,20 @@ def _check_out_dir(out: Path) -> None:
 
 
 def _adapter_ids(args: argparse.Namespace, catalog: Catalog) -> tuple[str, ...]:
-    """``--adapter ID``, or every preparable adapter of ``--lane NAME`` (with ``--cache``)."""
+    """``--adapter ID``, or every preparable adapter of ``--lane NAME`` (with ``--index-cache``)."""
     if (args.adapter is None) == (args.lane is None):
         raise ContractError("invalid_cli_option", "give exactly one of --adapter and --lane")
     if args.adapter is not None:
         return (catalog.preparable(args.adapter).adapter_id,)
-    if args.cache is None:
-        raise ContractError("invalid_cli_option", "--lane prepares into --cache only")
+    if args.index_cache is None:
+        raise ContractError("invalid_cli_option", "--lane prepares into --index-cache only")
     lane = catalog.lane(args.lane)
     return tuple(a for a in lane.adapters if catalog.adapter(a).preparable)
 
 
 def _run(args: argparse.Namespace) -> int:
-    if (args.out is None) == (args.cache is None):
-        raise ContractError("invalid_cli_option", "give exactly one of --out and --cache")
+    if (args.out is None) == (args.index_cache is None):
+        raise ContractError("invalid_cli_option", "give exactly one of --out and --index-cache")
     if args.out is not None:
         _check_out_dir(args.out)
     catalog = load_catalog(tuple(args.backend))
@@ -67,7 +68,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.out is not None:
                 prepared = adapter.prepare(fixture.snapshot, args.out, timeout_s=timeout_s)
             else:
-                prepared = _into_cache(adapter, fixture, args.cache, timeout_s)
+                prepared = _into_cache(adapter, fixture, args.index_cache, timeout_s)
         except AdapterError as exc:
             raise ContractError(exc.code, f"{adapter_id}: {exc}") from exc
         print(prepared.index_fingerprint)
@@ -88,7 +89,11 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--lane", help="every preparable adapter of a named lane")
     add_backend_option(parser)
     parser.add_argument("--out", type=Path, help="empty or missing output folder")
-    parser.add_argument("--cache", type=Path, help="index cache folder")
+    parser.add_argument(
+        "--index-cache",
+        type=Path,
+        help="add the index to this cache (what run --index-cache reuses)",
+    )
     parser.add_argument("--fixture", type=Path, help="fixture (default: bundled)")
     add_prepare_timeout_option(parser)
     parser.set_defaults(func=_run)

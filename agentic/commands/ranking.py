@@ -1,7 +1,7 @@
 """``agentic ranking``: score retrieval alone (recall, hit rate, MRR, nDCG, precision at k).
 
 Deterministic and model-free: two runs over the same fixture, goldens and options print and write
-byte-identical reports. ``--report DIR`` writes ``ranking.json`` (canonical JSON), ``ranking.txt``
+byte-identical reports. ``--out DIR`` writes ``ranking.json`` (canonical JSON), ``ranking.txt``
 (the printed summary), ``qrels.trec`` and one TREC run per adapter and variant, replacing DIR as
 one set. Exit 0 when the run completes, 2 on bad input.
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,16 +26,17 @@ from agentic.commands.argtypes import (
     add_quiet_option,
     baselines_root,
     positive_int,
+    print_result,
     progress_printer,
 )
 from agentic.commands.argtypes import unique_csv_items as csv_list
 from agentic.commands.compare import tolerance
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
-from agentic.contract.strict_json import JsonObject
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
+    from agentic.ranking.schema import RankingReport
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -73,8 +73,8 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--threshold", type=finite_float, help="search minScore")
     parser.add_argument("--ablate", action="store_true", help="also run with rerank/expand off")
     parser.add_argument("--verbose", action="store_true", help="show every miss")
-    parser.add_argument("--report", type=Path, help="write the report here")
-    add_force_option(parser, other="other adapters (or another kind)", where="--report")
+    parser.add_argument("--out", type=Path, help="write the report here")
+    add_force_option(parser, other="other adapters (or another kind)", where="--out")
     add_quiet_option(parser)
     parser.add_argument(
         "--gate", action="store_true", help="compare with the committed baseline of this fixture"
@@ -91,7 +91,7 @@ def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) 
     if baseline.is_file():
         return baseline
     report = written / "ranking.json" if written is not None else "DIR/ranking.json"
-    create = "" if written is not None else "run `agentic ranking --report DIR`, then "
+    create = "" if written is not None else "run `agentic ranking --out DIR`, then "
     into = "" if root is None else f" --baselines {root}"
     raise ContractError(
         "baseline_missing",
@@ -100,7 +100,7 @@ def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) 
     )
 
 
-def gate(report: JsonObject, args: argparse.Namespace) -> int:
+def gate(report: RankingReport, args: argparse.Namespace) -> int:
     """``agentic compare BASELINE NEW`` with NEW this run's report, as it was (or would be)
     written: its canonical bytes, so gating in memory and gating the file cannot differ."""
     from agentic.compare import (
@@ -114,13 +114,13 @@ def gate(report: JsonObject, args: argparse.Namespace) -> int:
     from agentic.contract.strict_json import parse_strict
     from agentic.ranking.report import report_bytes
 
-    baseline = ranking_baseline(args.baselines, report["fixtureFingerprint"], args.report)
-    source = str(args.report / "ranking.json") if args.report is not None else "this run"
+    baseline = ranking_baseline(args.baselines, report.fixtureFingerprint, args.out)
+    source = str(args.out / "ranking.json") if args.out is not None else "this run"
     new = ranking_report(parse_strict(report_bytes(report), source=source), source)
     limit = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
     base = load_report(baseline)
     changes = compare_reports(base, new, limit)
-    sys.stdout.write(render_changes(base, new, changes, limit))
+    print_result(render_changes(base, new, changes, limit), quiet=args.quiet)
     return EXIT_GATE_FAILED if failed(changes) else EXIT_OK
 
 
@@ -129,15 +129,15 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.output.folder import check_output
     from agentic.output.staging import write_artifacts
     from agentic.ranking.goldens import load_goldens
-    from agentic.ranking.report import render_text, report_bytes, report_json
+    from agentic.ranking.report import build_report, render_text, report_bytes
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.ranking.trec import export_files
     from agentic.runner.catalog import load_catalog
 
     if args.tolerance is not None and not args.gate:
         raise ContractError("invalid_cli_option", "--tolerance applies only with --gate")
-    if args.report is not None:
-        check_output(args.report)  # a link, a file or foreign content: refused before the run
+    if args.out is not None:
+        check_output(args.out)  # a link, a file or foreign content: refused before the run
     fixture = load_fixture(args.fixture or default_fixture_dir())
     goldens = load_goldens(fixture, args.goldens).select(args.tag)
     if not goldens.goldens:
@@ -154,12 +154,12 @@ def handle(args: argparse.Namespace) -> int:
     adapters = args.adapter if args.adapter is not None else catalog.default_adapters
     note = progress_printer(args.quiet).note
     run = run_ranking(fixture, goldens, adapters, settings, catalog=catalog, progress=note)
-    report = report_json(run)
+    report = build_report(run)
     text = render_text(report, verbose=args.verbose)
-    sys.stdout.write(text)
-    if args.report is not None:
+    print_result(text, quiet=args.quiet)
+    if args.out is not None:
         files = {"ranking.json": report_bytes(report), "ranking.txt": text.encode("utf-8")}
         files.update({name: body.encode("utf-8") for name, body in export_files(report).items()})
-        write_artifacts(args.report, files, force=args.force)
-        print(f"agentic: wrote {args.report}", file=sys.stderr)
+        write_artifacts(args.out, files, force=args.force)
+        note(f"wrote {args.out}")
     return gate(report, args) if args.gate else EXIT_OK

@@ -1,4 +1,5 @@
-"""``agentic run``: run a lane, score it, print report.md, optionally write the artifacts."""
+"""``agentic run``: run a lane, score it, print report.md (not with ``--quiet``), optionally write
+the artifacts."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from agentic.commands.argtypes import (
     csv_items,
     execution,
     positive_int,
+    print_result,
     progress_printer,
 )
 from agentic.contract.errors import ContractError
@@ -87,7 +89,7 @@ def register(subparsers: Subparsers) -> None:
         type=_promotion_pair,
         metavar="CANDIDATE:BASELINE_ADAPTER",
         help="the promotion gate: the candidate adapter against the baseline adapter, or none "
-        "(default: capsule:mcp-reference)",
+        "(default: capsule:mcp-reference when the run has both adapters, else none)",
     )
     parser.add_argument(
         "--no-replay", action="store_true", help="skip the replay of one-call bundles"
@@ -119,6 +121,21 @@ def register(subparsers: Subparsers) -> None:
 DEFAULT_PROMOTION = ("capsule", "mcp-reference")
 
 
+def default_promotion(adapters: tuple[str, ...] | None, catalog: Catalog) -> tuple[str, ...] | None:
+    """The gate of a run without ``--promote``: capsule against mcp-reference when the run has
+    both (the default adapters do), else none: a run of other adapters is not gated on two it
+    never ran."""
+    ran = catalog.default_adapters if adapters is None else adapters
+    return DEFAULT_PROMOTION if set(DEFAULT_PROMOTION) <= set(ran) else None
+
+
+def _promotion(args: argparse.Namespace, catalog: Catalog) -> tuple[str, ...] | None:
+    """``--promote`` (``none``: no gate), else the default gate of the run's adapters."""
+    if args.promote is None:
+        return default_promotion(args.adapter, catalog)
+    return args.promote or None
+
+
 def _shard(value: str) -> Shard:
     try:
         return Shard.parse(value)
@@ -132,7 +149,7 @@ def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> JsonObject:
         return {
             "agent": args.agent or "fixture",
             "adapters": args.adapter,
-            "promote": DEFAULT_PROMOTION if args.promote is None else args.promote or None,
+            "promote": _promotion(args, catalog),
             "replay": not args.no_replay,
         }
     given = [
@@ -176,6 +193,7 @@ def _endpoint_lane(name: str | None) -> LaneEntry | None:
 
 def _catalog_source(args: argparse.Namespace) -> CatalogSource:
     """--backend files and an --agent-config agent, as the recipe every worker rebuilds."""
+    from agentic.runner.catalog import OPENAI_CHAT
     from agentic.runner.catalog_source import CatalogSource
 
     backends = tuple(args.backend)
@@ -197,7 +215,9 @@ def _catalog_source(args: argparse.Namespace) -> CatalogSource:
                 "invalid_cli_option", "--llm-cache applies only with --agent-config"
             )
         return CatalogSource(backends)
-    given = [o for o, v in (("--agent", args.agent), ("--lane", args.lane)) if v is not None]
+    # `--agent openai-chat` names the kind the config is; any other agent is another agent.
+    agent = None if args.agent == OPENAI_CHAT else args.agent
+    given = [o for o, v in (("--agent", agent), ("--lane", args.lane)) if v is not None]
     if given:
         raise ContractError("invalid_cli_option", f"--agent-config excludes {', '.join(given)}")
     mode = args.llm_cache_mode
@@ -246,7 +266,7 @@ def handle(args: argparse.Namespace) -> int:
     # A run that measured nothing (an adapter that could not be prepared) prints only its one
     # error line: a report of harness errors on stdout would read like results.
     if outcome.failure is None:
-        sys.stdout.write(outcome.markdown)
+        print_result(outcome.markdown, quiet=args.quiet)
     # One line on stderr for why a run measured nothing (exit 2), never only in report.json.
     reason = outcome.failure or outcome.harness_error
     if reason is not None:

@@ -1,5 +1,6 @@
-"""``agentic tools [--fingerprint]``: print the frozen tool definitions (stable pretty JSON,
-sorted by name) or, with ``--fingerprint``, the tools fingerprint alone."""
+"""``agentic tools [--fingerprint]``: print the frozen tool definitions, or their fingerprint.
+The definitions are stable pretty JSON, sorted by name. ``--fingerprint`` prints the tools
+fingerprint alone."""
 
 from __future__ import annotations
 

@@ -16,7 +16,8 @@ pair (what ``agentic compare --receipts`` checks): a long lane is checked in min
 ``--allow-other-build`` skips that receipt comparison, and says so, when the run's model
 fingerprint (which names the llama.cpp build) is not one the committed lane holds.
 
-One verdict line per lane on stdout (differing pairs are listed above it). Exit 0 when every
+One verdict line per lane on stdout (differing pairs are listed above it; nothing with
+``--quiet``). Exit 0 when every
 lane reproduces its baseline, 1 when one does not, 2 on bad input: an unknown lane, a missing
 baseline, a lane that could not run or hit a harness error. ``--summary FILE`` writes the
 verdicts as JSON for tools (the container pipeline reads it).
@@ -42,6 +43,7 @@ from agentic.commands.argtypes import (
     csv_items,
     execution,
     positive_int,
+    print_result,
     progress_printer,
 )
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
@@ -54,7 +56,8 @@ if TYPE_CHECKING:
     from agentic.compare import LoadedReport
     from agentic.contract.report import BenchmarkReport
     from agentic.lane import Execution, LaneRequest
-    from agentic.runner.catalog import Catalog, LaneEntry
+    from agentic.runner.catalog import Catalog
+    from agentic.runner.entries import LaneEntry
 
 DEFAULT_REPEATS = 2
 SMOKE_ONLY = ("adapter", "task", "lifecycle", "repeats", "allow_other_build")
@@ -476,9 +479,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     verdicts = []
     for verdict in smokes(plan, committed, args) if args.smoke else reruns(plan, committed):
-        for detail in verdict.details:
-            print(f"  {detail}")
-        print(verdict.line(), flush=True)
+        details = "".join(f"  {detail}\n" for detail in verdict.details)
+        print_result(f"{details}{verdict.line()}\n", quiet=args.quiet)
         verdicts.append(verdict)
     if args.summary is not None:
         write_summary(args.summary, verdicts)

@@ -3,8 +3,9 @@
 The ``code`` of ``ContractError``, ``AdapterError`` / ``AdapterCallError``, ``StepError``,
 ``AgentStepError`` and the reference server's ``ProductError`` is an ``ErrorCodeName``, so mypy
 rejects a code that is not in the table. The names are written out because mypy cannot build a
-``Literal`` from the table; ``tests/test_error_codes.py`` keeps them equal to the table's codes.
-Sorted, one per line.
+``Literal`` from the table; the table is checked against them (``codes.name_mismatch``): its
+module refuses to import unless every name here has exactly one entry, in this order. Sorted, one
+per line.
 
 A code a product owns (GNO's, relayed as ``gno_<code>``; the reference server's, read back from
 its error result) is not known to the source: it is passed on as a ``RelayedCode``, a ``NewType``
@@ -95,6 +96,7 @@ ErrorCodeName = Literal[
     "invalid_final_envelope",
     "invalid_index_cache",
     "invalid_journal",
+    "invalid_lanes_file",
     "invalid_lifecycle_schedule",
     "invalid_limit",
     "invalid_max_bytes",
@@ -125,6 +127,7 @@ ErrorCodeName = Literal[
     "llm_cache_write_failed",
     "llm_endpoint_failed",
     "llm_endpoint_unreachable",
+    "llm_grammar_ignored",
     "llm_rate_limited",
     "llm_response_invalid",
     "local_model_unavailable",

@@ -34,14 +34,17 @@ separate vocabularies, documented where they are checked.
 code raised or written is listed with the class it is raised with, and every entry is emitted
 somewhere. Every code is written out as a literal where it is emitted (no code is built by an
 f-string); ``code_names.ErrorCodeName`` spells the same codes as a type, which the exceptions'
-``code`` parameters take, so mypy checks each literal against this table.
+``code`` parameters take, so mypy checks each literal against this table. The table and the type
+hold each other in step: each entry's code is an ``ErrorCodeName`` (mypy), and this module does not
+import unless every name has its entry, in the type's order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import get_args
 
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import FailureClass
@@ -540,6 +543,14 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "its adapter's preparation: the journal is kept as it is",
     ),
     ErrorCode(
+        "invalid_lanes_file",
+        None,
+        True,
+        "the checkout's lanes.toml is unreadable, not TOML, or fails validation (an "
+        "unknown or mistyped key, a lane naming an unknown adapter or agent or a taken "
+        "name)",
+    ),
+    ErrorCode(
         "invalid_lifecycle_schedule",
         None,
         True,
@@ -735,6 +746,13 @@ ENTRIES: tuple[ErrorCode, ...] = (
         False,
         "the model endpoint could not be reached (connection refused, DNS, TLS); before any "
         "pair when it cannot list its models",
+    ),
+    ErrorCode(
+        "llm_grammar_ignored",
+        "harness_error",
+        False,
+        "the model endpoint did not apply the grammar the rendered protocol sent: its reply is "
+        "text the grammar does not admit (a server without llama.cpp's grammar field)",
     ),
     ErrorCode(
         "llm_rate_limited",
@@ -1229,6 +1247,28 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "the run stops",
     ),
 )
+
+
+def name_mismatch(entries: Sequence[ErrorCode], names: Sequence[str]) -> str | None:
+    """How the table's codes differ from ``ErrorCodeName``'s names (both sorted), or None.
+
+    mypy checks each entry's code against the ``Literal``; this checks the other direction (every
+    name has an entry, once, in the same order), so the two cannot drift apart."""
+    codes = [entry.code for entry in entries]
+    if codes == list(names):
+        return None
+    unlisted = sorted(set(names) - set(codes))
+    unnamed = sorted(set(codes) - set(names))
+    if unlisted or unnamed:
+        return f"names without an entry {unlisted}, entries without a name {unnamed}"
+    return "the table lists a code twice or out of ErrorCodeName's order"
+
+
+_MISMATCH = name_mismatch(ENTRIES, get_args(ErrorCodeName))
+if _MISMATCH is not None:
+    raise ImportError(
+        f"agentic.contract.codes disagrees with code_names.ErrorCodeName: {_MISMATCH}"
+    )
 
 # Code -> entry, for lookups.
 CODES: Mapping[str, ErrorCode] = MappingProxyType({entry.code: entry for entry in ENTRIES})

@@ -100,6 +100,7 @@ class Draft7:
         for name, resource in known.items():
             label = f"{source}#" if name == root else f"{name}#"
             _check_supported(resource, replace(self._scope, root=name), label)
+        self._tests = _Tests()
 
     def iter_errors(self, instance: object) -> Iterator[Violation]:
         """Every violation, lazily, in jsonschema's order."""
@@ -107,7 +108,10 @@ class Draft7:
         return _errors(scope, scope.resources[scope.root], instance, ())
 
     def is_valid(self, instance: object) -> bool:
-        return next(self.iter_errors(instance), None) is None
+        """Whether :meth:`iter_errors` would yield nothing, decided without wording a
+        violation (see "validity alone" below)."""
+        scope = self._scope
+        return self._tests.of(scope, scope.resources[scope.root])(instance)
 
 
 # --- the schema check, at construction ------------------------------------------------------
@@ -557,4 +561,272 @@ _KEYWORDS: Mapping[str, _Check] = {
     "required": _required,
     "type": _type,
     "uniqueItems": _unique_items,
+}
+
+
+# --- validity alone -------------------------------------------------------------------------
+#
+# A valid document, the common case, needs no violation: no message, no instance path, no
+# generator per value. Each (sub)schema is compiled once into a test that answers whether the
+# walk above would yield nothing, keyword by keyword on the same rules; only a document that
+# fails is walked, which words its violations exactly as before.
+# tests/contract/test_draft7_validity.py holds the two to the same answer on the documents
+# tests/contract/test_draft7.py generates.
+
+_Test: TypeAlias = Callable[[object], bool]
+
+
+def _always(_instance: object) -> bool:
+    return True
+
+
+def _never(_instance: object) -> bool:
+    return False
+
+
+def _type_test(scope: _Scope, name: str) -> _Test:
+    """:func:`_is_type` for one type name, decided once instead of per value."""
+    if name == "object":
+        return lambda instance: isinstance(instance, dict)
+    if name == "array":
+        return lambda instance: isinstance(instance, list)
+    if name == "string":
+        return lambda instance: isinstance(instance, str)
+    if name == "boolean":
+        return lambda instance: isinstance(instance, bool)
+    if name == "null":
+        return lambda instance: instance is None
+    return lambda instance: _is_type(scope, instance, name)
+
+
+def _all_of(tests: list[_Test]) -> _Test:
+    if not tests:
+        return _always
+    if len(tests) == 1:
+        return tests[0]
+
+    def test(instance: object) -> bool:
+        # A loop, not all() over a generator: this runs once per value of a document.
+        for each in tests:  # noqa: SIM110
+            if not each(instance):
+                return False
+        return True
+
+    return test
+
+
+class _Tests:
+    """The compiled test of every schema one validator reaches, each compiled when first
+    needed and kept for the validator's life (the schemas it holds keep their ids)."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[tuple[str, int], _Test] = {}
+
+    def of(self, scope: _Scope, schema: Schema) -> _Test:
+        key = (scope.root, id(schema))
+        found = self._compiled.get(key)
+        if found is None:
+            found = self._compiled[key] = self._compile(scope, schema)
+        return found
+
+    def _compile(self, scope: _Scope, schema: Schema) -> _Test:
+        if schema is True:
+            return _always
+        if schema is False:
+            return _never
+        assert isinstance(schema, dict)  # guaranteed by _check_supported
+        reference = schema.get("$ref")
+        if isinstance(reference, str):
+            return self._reference(scope, reference)
+        return _all_of(
+            [
+                self._keyword(scope, keyword, value, schema)
+                for keyword, value in schema.items()
+                if keyword in _KEYWORDS
+            ]
+        )
+
+    def _reference(self, scope: _Scope, reference: str) -> _Test:
+        """A ``$ref``'s test, compiled on its first use: a schema may refer to itself."""
+        root, target = scope.targets[(scope.root, reference)]
+        inner = scope if root == scope.root else replace(scope, root=root)
+        resolved: list[_Test] = []
+
+        def test(instance: object) -> bool:
+            if not resolved:
+                resolved.append(self.of(inner, target))
+            return resolved[0](instance)
+
+        return test
+
+    def _keyword(self, scope: _Scope, keyword: str, value: JsonValue, schema: JsonObject) -> _Test:
+        if keyword in _SUBSCHEMA_TESTS:
+            return _SUBSCHEMA_TESTS[keyword](self, scope, value, schema)
+        return _VALUE_TESTS[keyword](scope, value)
+
+    def properties(self, scope: _Scope, value: JsonValue, _s: JsonObject) -> _Test:
+        if not isinstance(value, dict):
+            return _always
+        members = [(name, self.of(scope, _as_schema(sub))) for name, sub in value.items()]
+
+        def test(instance: object) -> bool:
+            if not isinstance(instance, dict):
+                return True
+            for name, each in members:
+                if name in instance and not each(instance[name]):
+                    return False
+            return True
+
+        return test
+
+    def additional(self, scope: _Scope, value: JsonValue, schema: JsonObject) -> _Test:
+        declared = schema.get("properties", {})
+        assert isinstance(declared, dict)
+        if value is True:
+            return _always
+        if value is False:
+            known = declared.keys()
+            return lambda instance: not isinstance(instance, dict) or instance.keys() <= known
+        extra = self.of(scope, _as_schema(value))
+
+        def test(instance: object) -> bool:
+            if not isinstance(instance, dict):
+                return True
+            return all(name in declared or extra(item) for name, item in instance.items())
+
+        return test
+
+    def items(self, scope: _Scope, value: JsonValue, _s: JsonObject) -> _Test:
+        if isinstance(value, list):
+            each_of = [self.of(scope, _as_schema(sub)) for sub in value]
+            return lambda instance: (
+                not isinstance(instance, list)
+                or all(each(item) for item, each in zip(instance, each_of, strict=False))
+            )
+        each = self.of(scope, _as_schema(value))
+        return lambda instance: not isinstance(instance, list) or all(map(each, instance))
+
+    def property_names(self, scope: _Scope, value: JsonValue, _s: JsonObject) -> _Test:
+        each = self.of(scope, _as_schema(value))
+        return lambda instance: not isinstance(instance, dict) or all(map(each, instance))
+
+    def if_(self, scope: _Scope, value: JsonValue, schema: JsonObject) -> _Test:
+        condition = self.of(scope, _as_schema(value))
+        branches = [schema.get(name) for name in ("then", "else")]
+        then, otherwise = (
+            self.of(scope, branch) if isinstance(branch, dict | bool) else _always
+            for branch in branches
+        )
+        return lambda instance: (then if condition(instance) else otherwise)(instance)
+
+    def any_of(self, scope: _Scope, value: JsonValue, _s: JsonObject) -> _Test:
+        assert isinstance(value, list)
+        alternatives = [self.of(scope, _as_schema(sub)) for sub in value]
+        return lambda instance: any(each(instance) for each in alternatives)
+
+    def one_of(self, scope: _Scope, value: JsonValue, _s: JsonObject) -> _Test:
+        assert isinstance(value, list)
+        alternatives = [self.of(scope, _as_schema(sub)) for sub in value]
+        # Exactly one: the walk refuses none, and a second one after the first that matched.
+        return lambda instance: sum(1 for each in alternatives if each(instance)) == 1
+
+
+def _type_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    names = [value] if isinstance(value, str) else value
+    assert isinstance(names, list)
+    tests = [_type_test(scope, str(name)) for name in names]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda instance: any(each(instance) for each in tests)
+
+
+def _required_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    if not isinstance(value, list):
+        return _always
+    names = frozenset(value)
+    return lambda instance: not isinstance(instance, dict) or instance.keys() >= names
+
+
+def _pattern_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, str)
+    search = _compiled(value).search
+    return lambda instance: not isinstance(instance, str) or search(instance) is not None
+
+
+def _enum_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, list)
+    if all(type(each) is str for each in value):
+        # A string is JSON-equal to a string only, and then exactly when the two are equal.
+        names = frozenset(value)
+        return lambda instance: isinstance(instance, str) and instance in names
+    return lambda instance: any(_json_equal(each, instance) for each in value)
+
+
+def _const_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    return lambda instance: _json_equal(instance, value)
+
+
+def _minimum_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, int | float)
+
+    def test(instance: object) -> bool:
+        number = _number(instance)
+        return number is None or not number < value
+
+    return test
+
+
+def _exclusive_minimum_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, int | float)
+
+    def test(instance: object) -> bool:
+        number = _number(instance)
+        return number is None or not number <= value
+
+    return test
+
+
+def _min_length_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, int)
+    return lambda instance: not isinstance(instance, str) or len(instance) >= value
+
+
+def _min_items_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, int)
+    return lambda instance: not isinstance(instance, list) or len(instance) >= value
+
+
+def _unique_items_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    if value is not True:
+        return _always
+    return lambda instance: not isinstance(instance, list) or not _has_duplicates(instance)
+
+
+def _format_keyword(scope: _Scope, value: JsonValue) -> _Test:
+    assert isinstance(value, str)
+    check = scope.formats.get(value)
+    return _always if check is None else check
+
+
+_VALUE_TESTS: Mapping[str, Callable[[_Scope, JsonValue], _Test]] = {
+    "const": _const_keyword,
+    "enum": _enum_keyword,
+    "exclusiveMinimum": _exclusive_minimum_keyword,
+    "format": _format_keyword,
+    "minItems": _min_items_keyword,
+    "minLength": _min_length_keyword,
+    "minimum": _minimum_keyword,
+    "pattern": _pattern_keyword,
+    "required": _required_keyword,
+    "type": _type_keyword,
+    "uniqueItems": _unique_items_keyword,
+}
+_SUBSCHEMA_TESTS: Mapping[str, Callable[[_Tests, _Scope, JsonValue, JsonObject], _Test]] = {
+    "additionalProperties": _Tests.additional,
+    "anyOf": _Tests.any_of,
+    "if": _Tests.if_,
+    "items": _Tests.items,
+    "oneOf": _Tests.one_of,
+    "properties": _Tests.properties,
+    "propertyNames": _Tests.property_names,
 }

@@ -20,7 +20,6 @@ from agentic.contract.base import (
     Str,
     Unique,
 )
-from agentic.contract.base import is_full_date as is_full_date  # noqa: PLC0414 (re-export)
 
 Provenance = Literal["harness_observed", "backend_provided"]
 GapReason = Literal[

@@ -1,5 +1,5 @@
-"""Reading one input file the way every command must: a regular file only, never blocking, and
-never larger than a cap checked before a byte is parsed.
+"""Reading one input file the way every command must: a regular file, never blocking, within a cap.
+The size cap is checked before a byte is parsed.
 
 A FIFO or a device could block a plain ``open`` forever (no writer) or stream without end; a
 directory raises an error that is not a clear message; a huge document would be parsed into

@@ -1,5 +1,6 @@
-"""The hidden oracle of one task. Only the fixture loader, the scorer and the evaluation-only
-``oracle`` adapter may read it; agents never can (see docs/architecture.md, "Import rules")."""
+"""The hidden oracle of one task: its expected values, required and forbidden evidence.
+Only the fixture loader, the scorer and the evaluation-only ``oracle`` adapter may read it.
+Agents never can (see docs/architecture.md, "Import rules")."""
 
 from __future__ import annotations
 

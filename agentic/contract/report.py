@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Protocol
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from agentic.contract.base import (
     Bool,
@@ -16,6 +16,7 @@ from agentic.contract.base import (
     Str,
     TaskId,
 )
+from agentic.contract.credentials import recorded_url
 from agentic.contract.receipt import FailureClass, Lifecycle, PairIdentity, TrajectoryReceipt
 from agentic.contract.strict_json import JsonObject
 
@@ -35,20 +36,29 @@ class Trial(ContractModel):
     seed: Int | None
 
 
+def _recorded(url: str) -> str:
+    if recorded_url(url) != url:
+        raise ValueError("holds credentials: the kit records an endpoint URL without them")
+    return url
+
+
+# An endpoint URL as the kit records it (contract/credentials.py), so no page or table made from
+# a report can print a credential.
+RecordedUrl = Annotated[Str, AfterValidator(_recorded)]
+
+
 class AgentEndpoint(ContractModel):
     """Our extension: the model endpoint an openai-chat agent talked to, and how its answers
     reached the lane (live, or from the content-addressed record/replay cache)."""
 
     kind: Literal["openai-chat"]
-    baseUrl: Str
+    baseUrl: RecordedUrl
     model: Str
     endpointModels: tuple[Str, ...]
     answers: Literal["live", "content-addressed cache"]
     # The agent config's timeout_s: each step's request deadline (tool calls keep the run's
-    # per-operation timeout). Optional, so reports written before it stay valid.
-    stepTimeoutS: Annotated[float, Field(gt=0)] | None = Field(
-        default=None, exclude_if=lambda value: value is None
-    )
+    # per-operation timeout).
+    stepTimeoutS: Annotated[float, Field(gt=0)]
 
 
 class Environment(ContractModel):

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from pydantic import ValidationError as ModelValidationError
 
-from agentic import resources
+from agentic import __version__, resources
 from agentic.contract.base import ContractModel, is_date_time, is_full_date
 from agentic.contract.draft7 import Draft7, Violation
 from agentic.contract.errors import ContractError
@@ -64,7 +64,7 @@ PUBLISHED_SHA256: Mapping[SchemaName, str] = {
     "hidden-oracle": "bc77b47be5ce82353179fbf115429d89b2068f9e79315528ecf15a35cba0b5bb",
     "final-envelope": "80e60842db5bbc466d24cf83e5722b3f17bac57a9d207014b884e266045ef6eb",
     "trajectory-receipt": "df09805f733c56677317a8350cae3a40bfec9f76fd4ef0b001018f0192d8fcd8",
-    "benchmark-report": "e71605222da167bdc7a60c46113491fbcfa24d4236181d363ff55eead7ba3806",
+    "benchmark-report": "4ae78ae4178d017f5246254917e99fef3dedb60e05d3c073520906e8d3c92247",
 }
 SCHEMA_ID_PREFIX = "gno://schemas/evals/agentic/"
 SCHEMA_ID_SUFFIX = "@1.0"
@@ -204,6 +204,8 @@ def schema_errors(name: str, document: object, *, limit: int | None = None) -> l
     only (in the validator's fixed order), so a huge malformed document costs bounded memory."""
     validator = _validator(_checked_name(name))
     instance: Any = document  # any Python value may arrive here; the schema decides
+    if validator.is_valid(instance):
+        return []  # the common case, decided without wording (or looking for) a violation
     errors = itertools.islice(validator.iter_errors(instance), limit)
     return sorted({_describe(leaf) for error in errors for leaf in _leaves(error)})
 
@@ -211,6 +213,19 @@ def schema_errors(name: str, document: object, *, limit: int | None = None) -> l
 def _model_error(exc: ModelValidationError) -> str:
     first = exc.errors(include_url=False)[0]
     return f"{_pointer(first['loc'])} {first['type']} {_shorten(first['msg'])}"
+
+
+def _written_by(document: JsonObject) -> str:
+    """Which kit wrote a report, said beside its violation: a report of a shape this kit does
+    not write (an older kit's, say) is rerun with this kit, never read through a shim."""
+    environment = document.get("environment")
+    version = environment.get("packageVersion") if isinstance(environment, dict) else None
+    if not isinstance(version, str):
+        return ""
+    return (
+        f" (a report written by agentic {_shorten(version)}; this is agentic {__version__}: "
+        "rerun it with this kit)"
+    )
 
 
 @overload
@@ -242,7 +257,7 @@ def load_document(name: str, document: object, *, source: str) -> ContractModel:
         raise ContractError("schema_violation", f"{source}: {_pointer(())} type {message}")
     errors = schema_errors(checked, document, limit=LOAD_ERROR_LIMIT)
     if errors:
-        raise ContractError("schema_violation", f"{source}: {errors[0]}")
+        raise ContractError("schema_violation", f"{source}: {errors[0]}{_written_by(document)}")
     return load_model(checked, document, source=source)
 
 
@@ -254,7 +269,8 @@ def load_model(name: str, document: JsonObject, *, source: str) -> ContractModel
     try:
         return model_class(_checked_name(name)).model_validate(document)
     except ModelValidationError as exc:
-        raise ContractError("schema_violation", f"{source}: {_model_error(exc)}") from None
+        message = f"{source}: {_model_error(exc)}{_written_by(document)}"
+        raise ContractError("schema_violation", message) from None
 
 
 @overload

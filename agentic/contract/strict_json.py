@@ -10,6 +10,11 @@ A JSON number is a double (RFC 8785, I-JSON), so an integer literal beyond 2^53-
 double, exactly as a literal with a fraction is, and as JavaScript reads it: the canonical form
 spells the double 2^53 as ``9007199254740992``, and that text must parse back to the same number.
 Such a value is a float, so a field that needs an integer rejects it at the schema.
+
+A pointer costs a string per value, and is needed only to word an error, so a document is first
+parsed without them (the fast path: plain dicts, C-speed numbers, one walk for what the parse
+leaves open); a document the fast path cannot vouch for, valid or not, is parsed again by the
+pointer-tracking path, which decides and words every error exactly as it always has.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any, NoReturn, TypeAlias
 
 from agentic.contract.canonical import MAX_SAFE_INTEGER
@@ -104,6 +110,58 @@ def _build(value: JsonValue, pointer: str, depth: int, surrogates: bool = True) 
     return value
 
 
+# Returned by _parse_fast for a document only the pointer-tracking parse may decide on.
+_RETRACE = object()
+_INFINITIES = (math.inf, -math.inf)
+# A lone surrogate in a parsed string comes from a \uD800..\uDFFF escape (or from a surrogate
+# already in a str input): a text with neither holds none, so the fast path skips every
+# per-string check. A text with one (even a valid escaped pair) is left to the reference path.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+
+
+def _unique_members(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        # A duplicate key: which one, and where, is the reference path's to say.
+        raise ValueError("duplicate key")
+    return result
+
+
+def _plain_members(container: JsonObject | JsonArray, depth: int) -> bool:
+    """Whether every value in ``container`` (at ``depth``, the root at 0) is one the reference
+    path reads as the fast parse read it: containers nested within MAX_DEPTH, integers within
+    2^53-1 (``json`` keeps a larger one an int, the reference a double) and finite doubles (a
+    literal beyond a double reads as infinity, which the reference refuses)."""
+    if depth >= MAX_DEPTH:
+        return False
+    items: Iterable[JsonValue] = container.values() if type(container) is dict else container
+    for item in items:
+        kind = type(item)
+        if kind is dict or kind is list:
+            if not _plain_members(item, depth + 1):
+                return False
+        elif kind is int:
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                return False
+        elif kind is float and item in _INFINITIES:
+            return False
+    return True
+
+
+def _parse_fast(text: str, *, decoded: bool) -> JsonValue:
+    """``text`` parsed without pointers, or _RETRACE when the reference path must decide: on any
+    error (to word it with its pointer) and on whatever the fast parse cannot vouch for.
+    ``decoded``: ``text`` is strict UTF-8 decoded bytes, so it cannot hold a surrogate itself."""
+    if _SURROGATE_ESCAPE.search(text) or (not decoded and _has_lone_surrogate(text)):
+        return _RETRACE
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_members, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return _RETRACE
+    # The root is walked as the sole item of an array one level above it.
+    return value if _plain_members([value], -1) else _RETRACE
+
+
 # Parsing builds a Python object per value: a container costs about 128 bytes, a string about
 # 64, an array slot 8. Real documents (reports, receipts) estimate near 2x their size; a large
 # text estimated above this ratio (e.g. millions of ``{}``) is refused before the parse, so
@@ -145,6 +203,14 @@ def parse_strict(data: str | bytes, *, source: str = "input") -> JsonValue:
     if not text.strip():
         raise ContractError("malformed_json", f"{source}: empty input")
     _check_parse_cost(text, source)
+    fast = _parse_fast(text, decoded=isinstance(data, bytes))
+    if fast is not _RETRACE:
+        return fast
+    return _parse_with_pointers(text, source)
+
+
+def _parse_with_pointers(text: str, source: str) -> JsonValue:
+    """The reference parse: every value's pointer tracked, every error worded with it."""
     try:
         raw = json.loads(
             text,

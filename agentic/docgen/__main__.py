@@ -1,5 +1,5 @@
-"""``python -m agentic.docgen [--check]``: rewrite the generated pages of the checkout, or, with
-``--check``, name each one that is stale (exit 1) without writing anything.
+"""``python -m agentic.docgen [--check]``: rewrite the generated pages of the checkout.
+With ``--check`` it writes nothing: it names each stale page and exits 1.
 
 Only a source checkout has these pages (``baselines/`` and ``docs/`` are not in the wheel).
 """
@@ -31,6 +31,12 @@ def _reference(root: Path) -> str:
     return render_reference()
 
 
+def _modules(root: Path) -> str:
+    from agentic.docgen.modules import render_modules
+
+    return render_modules(root)
+
+
 def _baselines(root: Path) -> str:
     from agentic.docgen.baselines import render_baselines
 
@@ -39,6 +45,7 @@ def _baselines(root: Path) -> str:
 
 PAGES: tuple[Page, ...] = (
     Page("docs/reference.md", _reference),
+    Page("docs/modules.md", _modules),
     Page("baselines/README.md", _baselines),
 )
 

@@ -4,11 +4,14 @@ A figure quoted by hand goes stale the day a lane is re-staged; this page is ren
 reports themselves (success, agent calls and model-visible bytes per adapter and cohort, the
 promotion gate, the ranking tier's metrics), so it is as current as the baselines it sits
 beside. Only the prose around the figures is written here, and the oracle ceiling's cost (it is
-a measurement of a fixture, never a committed lane: ``ORACLE_CEILING``).
+a measurement of a fixture, never a committed lane: ``ORACLE_CEILING``). A real model's lane
+(``REAL_MODELS``) adds its attribution, which needs the oracle of the fixture it ran on: read
+from the checkout's ``fixtures/``, and left out when that is not the report's fixture.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,11 +21,29 @@ from typing import Any
 from agentic.contract.codes import CODES
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
-from agentic.contract.report import Promotion
+from agentic.contract.report import BenchmarkReport, Promotion
+from agentic.contract.schemas import parse_and_load
 from agentic.contract.strict_json import parse_strict
 from agentic.docgen import recording, verdict
+from agentic.docgen.harness_failures import (
+    TARGET_SHARE,
+    HarnessFailures,
+    report_harness_failures,
+)
 from agentic.docgen.markdown import HEADER_NOTE, code, grouped, table
+from agentic.fixture.loader import load_fixture
+from agentic.report.attribution_table import (
+    ATTRIBUTION_HEADER,
+    ATTRIBUTION_LEGEND,
+    ReportAttribution,
+    attribution_rows,
+    discordance_text,
+    report_attribution,
+)
 from agentic.report.markdown import PAIRWISE_LOSS, promotion_uncertainty
+from agentic.report.stats import ALPHA
+from agentic.scoring.attribution import discordance
+from agentic.scoring.task_facts import TaskFacts, task_facts
 
 PAGE = "baselines/README.md"
 REPORT = "report.json"
@@ -34,9 +55,6 @@ AUTHORITATIVE = "fixture-agent"
 BUNDLED_BESIDE = ("optional/qmd-lex",)  # more adapters of the fixture agent on the same fixture
 BLIND = "sqlite-docs"
 LOCAL_MODEL = "optional/local-model"
-REAL_MODEL = "optional/qwen-sqlite"  # a real model on the blind fixture, beside BLIND
-REAL_MODEL_NAME = "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) through llama.cpp's server"
-REAL_MODEL_CACHE = "llm-cache/qwen-sqlite"  # its recorded answers (the catalog's lane entry)
 OBSERVATIONS = "observations.json"
 FAILURE = "failure "  # a primary cause that is a receipt's failure code (docgen/verdict.py)
 BACKENDS = "backends/"
@@ -107,7 +125,11 @@ def _figures(cohort: Cohort) -> tuple[int, int, int, int]:
 
 def _document(path: Path, source: str) -> dict[str, Any]:
     """A committed report read as every input is: a regular file in the cap, strict JSON."""
-    document = parse_strict(read_input_file(path, code="invalid_report"), source=source)
+    return _document_of(read_input_file(path, code="invalid_report"), source)
+
+
+def _document_of(data: bytes, source: str) -> dict[str, Any]:
+    document = parse_strict(data, source=source)
     if not isinstance(document, dict):
         raise ContractError("invalid_report", f"{source}: not a JSON object")
     return document
@@ -158,6 +180,7 @@ class LaneInfo:
 
     fixture: str
     promote: tuple[str, str] | None
+    agent_config: str | None = None  # an endpoint agent's config, relative to the checkout
 
 
 def catalog_lanes() -> dict[str, LaneInfo]:
@@ -166,7 +189,10 @@ def catalog_lanes() -> dict[str, LaneInfo]:
     from agentic.runner.catalog import load_catalog
 
     lanes = load_catalog(plugins=False).lanes
-    return {name: LaneInfo(lane.fixture, lane.promote) for name, lane in sorted(lanes.items())}
+    return {
+        name: LaneInfo(lane.fixture, lane.promote, lane.agent_config)
+        for name, lane in sorted(lanes.items())
+    }
 
 
 # -- figures as text ---------------------------------------------------------------------------
@@ -403,17 +429,66 @@ _BLIND_READING = [
 ]
 
 
-def _real_model_section(baselines: Path, lanes: Mapping[str, Lane]) -> list[str]:
-    real, blind = lanes.get(REAL_MODEL), lanes.get(BLIND)
-    if real is None:
+@dataclass(frozen=True)
+class RealModel:
+    """A lane of a real model: its folder (its catalog name), the scripted lane on the same
+    fixture it sits beside, the model, and its recorded answers (relative to baselines/)."""
+
+    lane: str
+    beside: str
+    model: str
+    cache: str
+
+
+QWEN = "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M)"
+# Each is left out of the page until its report.json is committed.
+REAL_MODELS: tuple[RealModel, ...] = (
+    RealModel("optional/qwen-bundled", AUTHORITATIVE, QWEN, "llm-cache/qwen-bundled"),
+    RealModel("optional/qwen-sqlite", BLIND, QWEN, "llm-cache/qwen-sqlite"),
+)
+
+
+def _real_models_section(
+    baselines: Path, lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]
+) -> list[str]:
+    sections = [
+        line
+        for real in REAL_MODELS
+        if real.lane in lanes
+        for line in _real_model_section(baselines, lanes, real, info)
+    ]
+    if not sections:
         return []
-    document = _document(baselines / REAL_MODEL / REPORT, f"baselines/{REAL_MODEL}/{REPORT}")
+    models = sorted({real.model for real in REAL_MODELS if real.lane in lanes})
+    return [
+        "## A real model",
+        "",
+        f"Each lane below runs {' and '.join(models)} through llama-cpp-python's "
+        "OpenAI-compatible server with the `openai-chat` agent, beside the scripted fixture "
+        "agent's lane on the same fixture; each says which protocol its agent config sets "
+        "([docs/agents.md](../docs/agents.md)). `agentic verify LANE` replays its recorded "
+        "answers with no model.",
+        "",
+        *sections,
+    ]
+
+
+def _real_model_section(
+    baselines: Path, lanes: Mapping[str, Lane], real: RealModel, info: Mapping[str, LaneInfo]
+) -> list[str]:
+    lane, beside = lanes[real.lane], lanes.get(real.beside)
+    source = f"baselines/{real.lane}/{REPORT}"
+    data = read_input_file(baselines / real.lane / REPORT, code="invalid_report")
+    document = _document_of(data, source)
+    report = parse_and_load("benchmark-report", data, source=source)
     by_task = verdict.outcomes(document)
     model = verdict.successes(by_task)
     scripted: list[verdict.AdapterSuccess] = []
-    if blind is not None and blind.fixture == real.fixture:
-        blind_document = _document(baselines / BLIND / REPORT, f"baselines/{BLIND}/{REPORT}")
-        scripted = verdict.successes(verdict.outcomes(blind_document))
+    if beside is not None and beside.fixture == lane.fixture:
+        beside_document = _document(
+            baselines / real.beside / REPORT, f"baselines/{real.beside}/{REPORT}"
+        )
+        scripted = verdict.successes(verdict.outcomes(beside_document))
     by_adapter = {row.adapter: row for row in scripted}
     rows = [
         [
@@ -424,32 +499,125 @@ def _real_model_section(baselines: Path, lanes: Mapping[str, Lane]) -> list[str]
         ]
         for row in model
     ]
-    header = ["adapter", "success", "95% Wilson", f"the fixture agent ({BLIND}, cold)"]
+    fixture = info[real.lane].fixture if real.lane in info else ""
+    header = ["adapter", "success", "95% Wilson", f"the fixture agent ({real.beside}, cold)"]
     return [
-        f"## A real model on {BLIND}",
+        f"### {real.lane} on {fixture or short(lane.fixture)}",
         "",
-        f"{_link(REAL_MODEL)}: {REAL_MODEL_NAME}, driving the `openai-chat` agent over the same "
-        f"blind fixture ({_lane_header(real)}, cold, {_trials(real.trials)}; "
-        f"`agentic verify {REAL_MODEL}` replays its recorded answers with no model). Success "
-        "per adapter, beside the scripted fixture agent's on the same tasks:",
+        f"{_link(real.lane)}: {real.model}, {_protocol_text(info.get(real.lane))}, beside "
+        f"{_link(real.beside)} ({_lane_header(lane)}, cold, {_trials(lane.trials)}). Success "
+        "per adapter, beside the fixture agent's on the same tasks:",
         "",
         table(header, rows, numeric=(1,)),
         "",
         *_pairs_text(verdict.adapter_pairs(by_task)),
         *_agreement_text(verdict.rank_agreement(model, scripted)),
+        *attribution_text(report, _facts(baselines, fixture, report.fixtureFingerprint)),
+        *harness_text(report_harness_failures(report)),
         *_causes_text(verdict.failure_causes(document)),
-        *_recording_text(baselines),
+        *_recording_text(baselines, real),
     ]
 
 
-def _recording_text(baselines: Path) -> list[str]:
+PROTOCOLS = {
+    "rendered": "the rendered protocol (numbered lines, reads sized to the budgets, a grammar "
+    "per turn)",
+    "functions": "the functions protocol (the contract's tools as OpenAI functions)",
+}
+
+
+def _protocol_text(lane: LaneInfo | None) -> str:
+    """Which protocol the lane's agent config sets, read from the checkout's config file."""
+    from agentic.agents.chat_config import load_agent_config
+    from agentic.resources import repo_root
+
+    root = repo_root()
+    if lane is None or lane.agent_config is None or root is None:
+        return "an openai-chat agent"
+    protocol = load_agent_config(root / lane.agent_config).protocol
+    return f"{PROTOCOLS[protocol]}, `{lane.agent_config}`"
+
+
+def _facts(baselines: Path, fixture: str, fingerprint: str) -> Mapping[str, TaskFacts] | None:
+    """The facts of the checkout's ``fixtures/<fixture>``; None when it is missing or is not
+    the fixture the report ran on."""
+    folder = baselines.parent / "fixtures" / fixture
+    if not fixture or not (folder / "manifest.json").is_file():
+        return None
+    loaded = load_fixture(folder)
+    return task_facts(loaded) if loaded.snapshot.fingerprint == fingerprint else None
+
+
+def harness_text(failures: HarnessFailures) -> list[str]:
+    """The pairs the harness failed, by code, against the target they are held to."""
+    met = "met" if failures.within_target else "not met"
+    causes = "; ".join(f"{code(cause)} {count}" for cause, count in failures.causes)
+    return [
+        f"Failures the harness causes: {failures.count} of {failures.pairs} pairs "
+        f"({failures.share:.0%}; the target is at most {TARGET_SHARE:.0%}: {met})"
+        f"{': ' + causes if causes else ''}. These pairs ended on the agent's own mechanics "
+        "(the sizing of a request or a result, the shape of a reply, a call the grammar should "
+        "not admit, an invalid final envelope), not on retrieval or on the model's judgement "
+        "(the codes: `agentic/docgen/harness_failures.py`).",
+        "",
+    ]
+
+
+def attribution_text(
+    report: BenchmarkReport, facts: Mapping[str, TaskFacts] | None, lifecycle: str = "cold"
+) -> list[str]:
+    """Attribution per adapter of ``lifecycle`` (report.md's table, one lifecycle), and the exact
+    McNemar test between adapters on evidence delivered."""
+    found = report_attribution(report, facts)
+    if found is None:
+        return [
+            "No attribution: the checkout's fixture is not the one this report ran on.",
+            "",
+        ]
+    cohorts = {key: pairs for key, pairs in found.cohorts.items() if key[1] == lifecycle}
+    column = ATTRIBUTION_HEADER.index("lifecycle")
+    rows = [
+        [*row[:column], *row[column + 1 :]]
+        for row in attribution_rows(ReportAttribution(found.by_pair, cohorts))
+    ]
+    header = [*ATTRIBUTION_HEADER[:column], *ATTRIBUTION_HEADER[column + 1 :]]
+    adapters = {adapter: pairs for (adapter, _), pairs in cohorts.items()}
+    tests = [
+        f"- {first} vs {second}: "
+        + discordance_text(
+            "evidenceDelivered",
+            first,
+            second,
+            discordance(adapters[first], adapters[second], "evidenceDelivered"),
+        )
+        + "."
+        for first, second in itertools.combinations(sorted(adapters), 2)
+    ]
+    lines = [
+        f"Attribution ({lifecycle}). {ATTRIBUTION_LEGEND}",
+        "",
+        table(header, rows, numeric=(1, 2, 5, 6, 7)),
+        "",
+    ]
+    if tests:
+        lines += [
+            "Evidence delivered between every two adapters, over the pairs both ran "
+            f"(two-sided exact McNemar, alpha {ALPHA:g}):",
+            "",
+            *tests,
+            "",
+        ]
+    return lines
+
+
+def _recording_text(baselines: Path, real: RealModel) -> list[str]:
     observations = _document(
-        baselines / REAL_MODEL / OBSERVATIONS, f"baselines/{REAL_MODEL}/{OBSERVATIONS}"
+        baselines / real.lane / OBSERVATIONS, f"baselines/{real.lane}/{OBSERVATIONS}"
     )
-    cache = baselines / REAL_MODEL_CACHE
+    cache = baselines / real.cache
     speed = recording.recording_speed(recording.recorded_pairs(observations["receipts"], cache))
     answers, size = recording.cache_bytes(cache)
-    stored = f"its {answers} recorded answers take {size / 1e6:.1f} MB ({code(REAL_MODEL_CACHE)})"
+    stored = f"its {answers} recorded answers take {size / 1e6:.1f} MB ({code(real.cache)})"
     if not speed.seconds:
         return [f"No pair's recording time is known (none was recorded in one go); {stored}.", ""]
     return [
@@ -651,7 +819,7 @@ def render_baselines(baselines: Path) -> str:
         "",
         *_glance_section(lanes, info),
         *_blind_section(lanes, info),
-        *_real_model_section(baselines, lanes),
+        *_real_models_section(baselines, lanes, info),
         *_servers_section(lanes, info),
         *_lanes_section(lanes, info),
         *_ranking_section(baselines),

@@ -25,8 +25,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from agentic.agents.chat_endpoint import reported_tokens
 from agentic.agents.llm_cache import asked_order
-from agentic.agents.openai_chat import reported_tokens
 
 SLACK_S = 1.0  # `created` is a whole second
 

@@ -1,5 +1,5 @@
-"""``docs/reference.md``: every command and option, the named lanes, the exit codes, the
-environment variables and the error codes, each read from where the code defines it.
+"""``docs/reference.md``: commands and options, lanes, exit codes, variables and error codes.
+Each is read from where the code defines it.
 
 The commands come from walking the real parser (``cli.build_parser()`` with every subcommand
 built), so an option added to a command's ``register`` appears here with its help text; the
@@ -48,8 +48,8 @@ OTHER_ENTRIES: tuple[tuple[str, str], ...] = (
     ),
     (
         "python -m agentic.docgen [--check]",
-        "rewrite this page and `baselines/README.md` in the checkout; `--check` only says "
-        "which is stale (exit 1)",
+        "rewrite this page, `docs/modules.md` and `baselines/README.md` in the checkout; "
+        "`--check` only says which is stale (exit 1)",
     ),
 )
 

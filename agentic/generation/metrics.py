@@ -22,7 +22,6 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agentic.contract.strict_json import JsonObject
 from agentic.ranking.goldens import Golden
 
 MIN_GROUNDED_NUMBER = 10
@@ -107,19 +106,6 @@ class AnswerScore:
     @property
     def groundedness(self) -> float | None:
         return self.groundedClaims / self.numericClaims if self.numericClaims else None
-
-    def to_json(self) -> JsonObject:
-        return {
-            "passed": self.passed,
-            "correct": self.correct,
-            "refused": self.refused,
-            "refusalCorrect": self.refusalCorrect,
-            "leaked": self.leaked,
-            "thinkTagLeak": self.thinkTagLeak,
-            "numericClaims": self.numericClaims,
-            "groundedClaims": self.groundedClaims,
-            "groundedness": self.groundedness,
-        }
 
 
 def score_answer(answer: str, golden: Golden, context: str) -> AnswerScore:

@@ -19,20 +19,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import get_args
 
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from agentic.generation.metrics import AnswerScore, score_answer
 from agentic.generation.model import GenerationModel, GenerationRequest, Message
+from agentic.generation.schema import (
+    AnswerRecord,
+    GenerationSettingsModel,
+    Mode,
+    SourceRecord,
+)
 from agentic.ranking.goldens import Golden, GoldenSet
 from agentic.ranking.retrieval import Searcher, open_searcher
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
 from agentic.runner.catalog import Catalog
 
-Mode = Literal["oracle", "e2e", "noretrieval"]
-MODES: tuple[Mode, ...] = ("oracle", "e2e", "noretrieval")
+MODES: tuple[Mode, ...] = get_args(Mode)
 DEFAULT_SEED = 1101
 
 
@@ -53,8 +58,8 @@ class Source:
     start_line: int
     end_line: int
 
-    def to_json(self) -> dict[str, object]:
-        return {"uri": self.uri, "startLine": self.start_line, "endLine": self.end_line}
+    def to_model(self) -> SourceRecord:
+        return SourceRecord(uri=self.uri, startLine=self.start_line, endLine=self.end_line)
 
 
 @dataclass(frozen=True)
@@ -81,16 +86,17 @@ class GenerationSettings:
     # e2e's adapter preparation; like timeout_s, never in the report (it shapes no answer).
     prepare_timeout_s: float = PREPARE_TIMEOUT_S
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "modes": list(self.modes),
-            "repeats": self.repeats,
-            "adapter": self.adapter_id,
-            "k": self.k,
-            "tags": sorted(self.tags) if self.tags is not None else None,
-            "limit": self.limit,
-            "seed": self.seed,
-        }
+    def to_model(self) -> GenerationSettingsModel:
+        """The settings that shape answers (the timeouts do not, unless they fire)."""
+        return GenerationSettingsModel(
+            modes=self.modes,
+            repeats=self.repeats,
+            adapter=self.adapter_id,
+            k=self.k,
+            tags=tuple(sorted(self.tags)) if self.tags is not None else None,
+            limit=self.limit,
+            seed=self.seed,
+        )
 
 
 @dataclass(frozen=True)
@@ -98,8 +104,20 @@ class Answer:
     text: str
     score: AnswerScore
 
-    def to_json(self) -> dict[str, object]:
-        return {"text": self.text, **self.score.to_json()}
+    def to_model(self) -> AnswerRecord:
+        score = self.score
+        return AnswerRecord(
+            text=self.text,
+            passed=score.passed,
+            correct=score.correct,
+            refused=score.refused,
+            refusalCorrect=score.refusalCorrect,
+            leaked=score.leaked,
+            thinkTagLeak=score.thinkTagLeak,
+            numericClaims=score.numericClaims,
+            groundedClaims=score.groundedClaims,
+            groundedness=score.groundedness,
+        )
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""One lane run end to end, as a package that reads down the data flow:
+"""One lane run end to end. Its modules read down the data flow:
 
 - ``request``: what a run is asked, where its pairs execute, what it ends with;
 - ``plan``: the fixture verified, the agent opened, the schedule and gate checked, the identity;

@@ -1,6 +1,6 @@
-"""A lane end to end: plan it, check where it writes, run its pairs on the requested executor
-(journaled and resumable, or one shard), and report it. The CLI and nox sessions call
-``execute_lane``."""
+"""A lane end to end: plan it, check where it writes, run its pairs, report it.
+The pairs run on the requested executor, journaled and resumable, or as one shard. The CLI and
+nox sessions call ``execute_lane``."""
 
 from __future__ import annotations
 
@@ -57,12 +57,15 @@ def _target(
 def _isolation(catalog: Catalog, adapter_ids: tuple[str, ...]) -> Isolation | None:
     """How this lane's backend children will be isolated (None: no adapter spawns one); a
     sandbox that is required but cannot run here is refused before any preparation."""
-    if not any(catalog.adapter(a).spawns_processes for a in adapter_ids):
+    spawning = [a for a in adapter_ids if catalog.adapter(a).spawns_processes]
+    if not spawning:
         return None
     try:
-        return sandbox.isolation()
+        mode = sandbox.isolation()
     except sandbox.SandboxError as exc:
         raise ContractError("sandbox_unavailable", str(exc)) from None
+    sandbox.warn_unsandboxed(spawning)
+    return mode
 
 
 def _checked_target(plan: LanePlan) -> Path | None:

@@ -45,7 +45,7 @@ What it protects against: an entry edited, forged or copied from another run by 
 the key (a receipt replaced and its canonical hash recomputed, say) is refused. Someone who holds
 the key (the user that ran it, or anyone who can read the key file) can forge entries; that is
 out of reach of any key kept on the same machine. Scores are never stored here: the report's
-scores, replays and gate are derived again from the receipts and the fixture (``lane.py``).
+scores, replays and gate are derived again from the receipts and the fixture (``lane/execute.py``).
 """
 
 from __future__ import annotations

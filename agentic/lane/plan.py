@@ -1,6 +1,6 @@
-"""A lane checked and resolved before anything is prepared (``plan_lane`` -> ``LanePlan``): the
-verified fixture, the opened agent, the schedule, the gate, and the run's identity, which every
-worker of a distributed run rebuilds and must find identical."""
+"""A lane checked and resolved before anything is prepared (``plan_lane`` -> ``LanePlan``).
+The plan holds the verified fixture, the opened agent, the schedule, the gate and the run's
+identity. Every worker of a distributed run rebuilds that identity and must find it identical."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from agentic.contract.files import read_input_file
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.lane.request import LaneRequest
 from agentic.resources import locks_dir
-from agentic.runner.catalog import AgentContext, AgentEntry, Catalog, OpenedAgent, load_catalog
+from agentic.runner.catalog import Catalog, load_catalog
+from agentic.runner.entries import AgentContext, AgentEntry, OpenedAgent
 from agentic.runner.pairs import AdapterIdentity, AgentIdentity, RunIdentity
 from agentic.runner.progress import QUIET, Progress
 from agentic.runner.run import RunConfig, runtime_fingerprint

@@ -21,10 +21,10 @@ class Execution:
     """Where and how the pairs of a run execute; the report is the same bytes for every value.
 
     ``jobs``: cold pairs at once, in threads for an agent that allows it
-    (``AgentEntry.concurrent``), else in worker processes (pool.py). ``executor``: this
-    process, a local process pool, or Ray tasks (distributed.py) on the cluster at
-    ``ray_address``. ``retries``: re-attempts of a pair after a harness failure (see
-    ``RunConfig.retries``)."""
+    (``AgentEntry.concurrent``), else in worker processes (lane/executors/processes.py).
+    ``executor``: this process, a local process pool, or Ray tasks (lane/executors/ray_tasks.py)
+    on the cluster at ``ray_address``. ``retries``: re-attempts of a pair after a harness
+    failure (see ``RunConfig.retries``)."""
 
     jobs: int = 1
     executor: Literal["local", "processes", "ray"] = "local"
@@ -63,7 +63,7 @@ class LaneRequest:
     force: bool = False
     execution: Execution = Execution()
     catalog: Catalog | None = None  # None: the built-ins and installed plugins
-    # Finish the interrupted run whose journal sits beside the output (runner/journal.py).
+    # Finish the interrupted run whose journal sits beside the output (lane/journal.py).
     resume: bool = False
     # Run only this slice of the pairs and write it as a shard (shards.py) for ``agentic merge``.
     shard: Shard | None = None

@@ -1,5 +1,5 @@
-"""A lane's run turned into its result: scores, the promotion gate, the report, its exit code,
-and the one line that says why a lane measured nothing (``report_lane``)."""
+"""A lane's run turned into its result (``report_lane``): scores, gate, report and exit code.
+It also writes the one line that says why a lane measured nothing."""
 
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ from agentic.lane.request import LaneOutcome
 from agentic.output.staging import write_artifacts
 from agentic.report.artifacts import render_artifacts
 from agentic.report.assemble import build_report
-from agentic.report.markdown import render_beside
+from agentic.report.markdown import NO_GATE_HEADING, render_beside
 from agentic.resources import repo_root
 from agentic.runner.catalog import AUTHORITATIVE_LANE, OPTIONAL_FOLDER
 from agentic.runner.progress import QUIET, Progress
 from agentic.runner.run import RunResult
 from agentic.scoring.promotion import Gate, ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
+from agentic.scoring.task_facts import TaskFacts, task_facts
 
 
 def preparation_failure(report: BenchmarkReport) -> str | None:
@@ -103,9 +104,6 @@ def exit_code_for(report: BenchmarkReport) -> int:
     return EXIT_OK
 
 
-NO_GATE_HEADING = "Promotion: not requested"
-
-
 def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
     """For a run written as an optional baseline: its cohorts beside the committed authoritative
     baseline of the same fixture, so a comparator lane reads next to lexical and capsule."""
@@ -124,13 +122,12 @@ def _beside_authoritative(report: BenchmarkReport, target: Path | None) -> str:
     return render_beside(report, reference, f"baselines/{AUTHORITATIVE_LANE}")
 
 
-def _page(report: BenchmarkReport, fixture: Fixture) -> bytes:
+def _page(report: BenchmarkReport, facts: dict[str, TaskFacts]) -> bytes:
     """report.html, written beside the artifacts. Imported here, not at the top: the page's
     writer is loaded only by a run that writes its report."""
     from agentic.report.html import render_html
-    from agentic.scoring.task_facts import task_facts
 
-    return render_html(report, task_facts(fixture))
+    return render_html(report, facts)
 
 
 def report_lane(
@@ -155,15 +152,18 @@ def report_lane(
         replays=run.replays,
         promotion=gate_verdict(run, scores, gate),
     )
+    # The fixture's facts, for attribution in report.md, observations.json and the page.
+    facts = task_facts(fixture)
     files = render_artifacts(
         report,
         promotion_heading=gate.heading if gate is not None else NO_GATE_HEADING,
         extra_markdown=_beside_authoritative(report, target),
+        facts=facts,
     )
     failed = preparation_failure(report)
     reproduced = False
     if target is not None and failed is None:
-        files["report.html"] = _page(report, fixture)  # rendered only when it will be written
+        files["report.html"] = _page(report, facts)  # rendered only when it will be written
         # A baseline whose results reproduce the committed ones keeps those files untouched.
         written = write_artifacts(
             target,

@@ -1,5 +1,6 @@
-"""Shards: one deterministic slice of a lane's pairs run on its own (a CI matrix job, a
-Kubernetes job, a Slurm array task), and the merge of all of a lane's shards into its report.
+"""Shards: a deterministic slice of a lane's pairs run on its own, and the merge of all slices.
+A shard may be a CI matrix job, a Kubernetes job or a Slurm array task. The merge of all of a
+lane's shards is its report.
 
 ``agentic run ... --shard K/N --out DIR`` writes ``DIR/shard.json`` (the slice's preparations
 and receipts, the run's identity and environment, the gate to evaluate) and ``DIR/shard.md`` (a

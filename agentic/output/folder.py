@@ -12,17 +12,17 @@ The report kinds and their files:
 - lane report (``agentic run --out/--write``): ``report.json``, ``canonical.json``,
   ``observations.json``, ``report.md`` (the committed artifacts) and the companion
   ``report.html``;
-- ranking (``agentic ranking --report``): ``ranking.json``, ``ranking.txt``, ``qrels.trec`` and
+- ranking (``agentic ranking --out``): ``ranking.json``, ``ranking.txt``, ``qrels.trec`` and
   ``run.<adapter>.<variant>.trec``;
-- generation (``agentic generation --report``): ``generation.json``, ``generation.txt``;
-- matrix (``agentic matrix --report``): ``matrix.txt`` and ``generation.<model>.json``;
+- generation (``agentic generation --out``): ``generation.json``, ``generation.txt``;
+- matrix (``agentic matrix --out``): ``matrix.txt`` and ``generation.<model>.json``;
 - shard (``agentic run --shard K/N --out``): ``shard.json``, ``shard.md``.
 
 The kit's own leftover temp files of a companion rewrite (``.agentic-tmp-<companion>-<hex>``,
 left by a killed ``contract.files.replace_atomically``) may sit in a lane report too.
 
-A previous report has an identity, read from its own bytes, so reports written before this
-check (the committed baselines among them) have one too:
+A previous report's identity is read from its own bytes, not from a marker beside it, so every
+report the kit writes (the committed baselines among them) has one:
 
 - lane report: the agent (``report.json`` ``environment.agentId``) and the sorted adapter ids of
   its ``preparations``;

@@ -48,7 +48,7 @@ from agentic.contract.base import (
 from agentic.contract.canonical import fingerprint
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject, parse_strict
+from agentic.contract.strict_json import parse_strict
 from agentic.fixture.loader import Fixture
 from agentic.fixture.paths import read_regular_file, symlink_on_path
 
@@ -246,18 +246,3 @@ def load_goldens(fixture: Fixture, path: Path | None = None) -> GoldenSet:
             raise ContractError("golden_file_invalid", f"{rel}: not a regular file")
         located.extend(parse_lines(content, rel))
     return build_set(located, fixture)
-
-
-def tier_report_header(
-    schema_version: str, report_kind: str, fixture: Fixture, goldens: GoldenSet
-) -> JsonObject:
-    """The fields every tier report (ranking, generation) opens with: what it is and which
-    fixture and goldens it scored."""
-    return {
-        "schemaVersion": schema_version,
-        "reportKind": report_kind,
-        "fixtureFingerprint": fixture.corpus_fingerprint,
-        "fixtureVersion": fixture.fixture_version,
-        "goldensFingerprint": goldens.fingerprint,
-        "goldenCount": len(goldens.goldens),
-    }

@@ -28,21 +28,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
-METRIC_NAMES: tuple[str, ...] = ("recall", "hitRate", "mrr", "ndcg", "precision")
+from agentic.ranking.schema import QueryMetrics
 
-
-@dataclass(frozen=True)
-class QueryMetrics:
-    recall: float
-    hitRate: float
-    mrr: float
-    ndcg: float
-    precision: float
-
-    def as_dict(self) -> dict[str, float]:
-        return {name: float(getattr(self, name)) for name in METRIC_NAMES}
+METRIC_NAMES: tuple[str, ...] = tuple(QueryMetrics.model_fields)
 
 
 def document_ranking(chunk_uris: Iterable[str], k: int) -> tuple[str, ...]:

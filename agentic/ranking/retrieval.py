@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentic.adapters import sandbox
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.contract.errors import ContractError
@@ -82,6 +83,8 @@ def open_searcher(
     running one search per task (each step within ``timeout_s``)."""
     catalog.rankable(adapter_id)
     adapter = catalog.build_adapter(adapter_id, fixture.snapshot, fixture.oracles)
+    if catalog.adapter(adapter_id).spawns_processes:
+        sandbox.warn_unsandboxed([adapter_id])
     with tempfile.TemporaryDirectory(prefix=f"agentic-ranking-{adapter_id}-") as temp:
         try:
             index = Path(temp) / "index"

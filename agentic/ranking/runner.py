@@ -19,13 +19,21 @@ from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.ranking.goldens import Golden, GoldenSet
-from agentic.ranking.metrics import QueryMetrics, document_ranking, query_metrics
+from agentic.ranking.metrics import document_ranking, query_metrics
 from agentic.ranking.retrieval import Chunk, Searcher, open_searcher
+from agentic.ranking.schema import (
+    QueryMetrics,
+    RankedChunk,
+    RankedQuery,
+    RankingSettingsModel,
+    RelevantDocument,
+    Variant,
+)
 from agentic.runner.catalog import Catalog
 
 DEFAULT_K = 5
-DEFAULT_VARIANT = "default"
-ABLATED_VARIANT = "ablated"
+DEFAULT_VARIANT: Variant = "default"
+ABLATED_VARIANT: Variant = "ablated"
 ABLATION_SWITCHES: JsonObject = {"expand": False, "rerank": False}
 
 
@@ -38,14 +46,14 @@ class RankingSettings:
     timeout_s: float = 30.0
     prepare_timeout_s: float = PREPARE_TIMEOUT_S
 
-    def to_json(self) -> JsonObject:
+    def to_model(self) -> RankingSettingsModel:
         """The settings that shape results (the timeouts do not, unless they fire)."""
-        return {
-            "k": self.k,
-            "threshold": self.threshold,
-            "tags": sorted(self.tags) if self.tags is not None else None,
-            "ablate": self.ablate,
-        }
+        return RankingSettingsModel(
+            k=self.k,
+            threshold=self.threshold,
+            tags=tuple(sorted(self.tags)) if self.tags is not None else None,
+            ablate=self.ablate,
+        )
 
 
 @dataclass(frozen=True)
@@ -75,31 +83,30 @@ class QueryResult:
             return None
         return query_metrics(self.chunk_uris, self.grades, self.k)
 
-    def to_json(self) -> JsonObject:
-        metrics = self.metrics
-        return {
-            "goldenId": self.golden.id,
-            "tags": list(self.golden.tags),
-            "expectRefusal": self.golden.expectRefusal,
-            "arguments": self.arguments,
-            "errorCode": self.error_code,
-            "relevant": [
-                {"uri": uri, "grade": grade} for uri, grade in sorted(self.grades.items())
-            ],
-            "documents": list(self.documents),
-            "chunks": [
-                {"uri": c.uri, "startLine": c.start_line, "endLine": c.end_line}
+    def to_model(self) -> RankedQuery:
+        return RankedQuery(
+            goldenId=self.golden.id,
+            tags=self.golden.tags,
+            expectRefusal=self.golden.expectRefusal,
+            arguments=self.arguments,
+            errorCode=self.error_code,
+            relevant=tuple(
+                RelevantDocument(uri=uri, grade=grade) for uri, grade in sorted(self.grades.items())
+            ),
+            documents=self.documents,
+            chunks=tuple(
+                RankedChunk(uri=c.uri, startLine=c.start_line, endLine=c.end_line)
                 for c in self.chunks[: self.k]
-            ],
-            "nonEmpty": bool(self.chunks),
-            "metrics": metrics.as_dict() if metrics is not None else None,
-        }
+            ),
+            nonEmpty=bool(self.chunks),
+            metrics=self.metrics,
+        )
 
 
 @dataclass(frozen=True)
 class VariantRun:
     adapter_id: str
-    variant: str
+    variant: Variant
     switches: JsonObject
     results: tuple[QueryResult, ...]
 
@@ -135,7 +142,7 @@ def rank_goldens(
     return tuple(results)
 
 
-def variants(ablate: bool) -> tuple[tuple[str, JsonObject], ...]:
+def variants(ablate: bool) -> tuple[tuple[Variant, JsonObject], ...]:
     if not ablate:
         return ((DEFAULT_VARIANT, {}),)
     return ((DEFAULT_VARIANT, {}), (ABLATED_VARIANT, dict(ABLATION_SWITCHES)))

@@ -13,7 +13,7 @@ construction (golden id pattern); a URI with whitespace cannot be written and fa
 from __future__ import annotations
 
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject
+from agentic.ranking.schema import RankingReport, RankingVariant
 
 
 def _token(value: str, what: str) -> str:
@@ -22,41 +22,40 @@ def _token(value: str, what: str) -> str:
     return value
 
 
-def run_id(run: JsonObject) -> str:
-    return f"{run['adapterId']}.{run['variant']}"
+def run_id(run: RankingVariant) -> str:
+    return f"{run.adapterId}.{run.variant}"
 
 
-def run_text(run: JsonObject) -> str:
+def run_text(run: RankingVariant) -> str:
     lines = []
     name = _token(run_id(run), "run id")
-    for query in sorted(run["queries"], key=lambda q: str(q["goldenId"])):
-        documents = query["documents"]
+    for query in sorted(run.queries, key=lambda q: q.goldenId):
+        documents = query.documents
         for rank, uri in enumerate(documents, start=1):
             score = len(documents) - rank + 1
             lines.append(
-                f"{_token(query['goldenId'], 'golden id')} Q0 {_token(uri, 'uri')} "
+                f"{_token(query.goldenId, 'golden id')} Q0 {_token(uri, 'uri')} "
                 f"{rank} {score} {name}"
             )
     return "".join(f"{line}\n" for line in lines)
 
 
-def qrels_text(report: JsonObject) -> str:
+def qrels_text(report: RankingReport) -> str:
     """Qrels from the first run's queries (every run of a report has the same goldens)."""
-    if not report["runs"]:
+    if not report.runs:
         return ""
     lines = []
-    for query in sorted(report["runs"][0]["queries"], key=lambda q: str(q["goldenId"])):
-        for item in sorted(query["relevant"], key=lambda r: str(r["uri"])):
+    for query in sorted(report.runs[0].queries, key=lambda q: q.goldenId):
+        for item in sorted(query.relevant, key=lambda r: r.uri):
             lines.append(
-                f"{_token(query['goldenId'], 'golden id')} 0 {_token(item['uri'], 'uri')} "
-                f"{item['grade']}"
+                f"{_token(query.goldenId, 'golden id')} 0 {_token(item.uri, 'uri')} {item.grade}"
             )
     return "".join(f"{line}\n" for line in lines)
 
 
-def export_files(report: JsonObject) -> dict[str, str]:
+def export_files(report: RankingReport) -> dict[str, str]:
     """File name -> text: ``qrels.trec`` and one ``run.<adapter>.<variant>.trec`` per run."""
     files = {"qrels.trec": qrels_text(report)}
-    for run in report["runs"]:
+    for run in report.runs:
         files[f"run.{run_id(run)}.trec"] = run_text(run)
     return files

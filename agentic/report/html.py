@@ -1,9 +1,11 @@
 """report.html: one self-contained page a person reads in a minute, then drills into.
 
 It shows, top to bottom: the verdict, success by adapter and by category (with intervals),
-the spread of calls and bytes per pair, the task grid (which task failed where, and why), and
-per task each pair's trajectory: its calls, their arguments, an excerpt of each result, and the
-claims it cited, each citation read against the oracle's required and forbidden lines.
+with the fixture at hand the attribution of failures to retrieval or the model (per adapter, and
+each failed pair's cause), the spread of calls and bytes per pair, the task grid (which task
+failed where, and why), and per task each pair's trajectory: its calls, their arguments, an
+excerpt of each result, and the claims it cited, each citation read against the oracle's
+required and forbidden lines.
 
 The page is written beside the four contract artifacts and is never part of the canonical
 projection. Everything is inline (CSS, SVG charts, a few lines of script): no request leaves
@@ -24,11 +26,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from agentic.contract.credentials import recorded_url
 from agentic.contract.envelope import ClaimValue, FinalEnvelope
 from agentic.contract.receipt import Call, TrajectoryReceipt
-from agentic.contract.report import BenchmarkReport, ScoreRecord
+from agentic.contract.report import BenchmarkReport, ScoreRecord, pair_sort_key
 from agentic.contract.text import clip
+from agentic.report.attribution_table import (
+    ATTRIBUTION_HEADER,
+    ATTRIBUTION_LEGEND,
+    ReportAttribution,
+    attribution_rows,
+    mcnemar_lines,
+    report_attribution,
+)
 from agentic.report.charts import RateBar, distributions, grouped_rates, rate_bars
 from agentic.report.markdown import (
     COHORT_HEADER,
@@ -96,6 +105,7 @@ class PairView(NamedTuple):
     uncited_required: tuple[str, ...]
     gaps: tuple[str, ...]
     abstained: bool | None
+    cause: str | None = None  # "retrieval", "model" or "excluded" for a failure, with facts
 
 
 class TaskView(NamedTuple):
@@ -136,6 +146,8 @@ class Page(NamedTuple):
     tasks: tuple[TaskView, ...]
     replays: str
     notes: tuple[str, ...] = ()
+    attribution_rows: tuple[tuple[str, ...], ...] = ()  # empty without the fixture's facts
+    attribution_tests: tuple[str, ...] = ()
 
 
 # --- citations against the oracle ------------------------------------------------------------
@@ -238,8 +250,20 @@ def _call_row(call: Call) -> CallRow:
     )
 
 
+def _cause(canon_key: tuple[str, ...], attribution: ReportAttribution | None) -> str | None:
+    """Who failed this pair, by its attribution's verdict; None for a success or without facts."""
+    if attribution is None:
+        return None
+    verdict = attribution.by_pair[canon_key].verdict
+    return None if verdict == "success" else verdict
+
+
 def _pair_view(
-    anchor: str, receipt: TrajectoryReceipt, record: ScoreRecord, facts: Facts
+    anchor: str,
+    receipt: TrajectoryReceipt,
+    record: ScoreRecord,
+    facts: Facts,
+    attribution: ReportAttribution | None,
 ) -> PairView:
     canon = receipt.canonical
     envelope = canon.finalEnvelope
@@ -259,6 +283,7 @@ def _pair_view(
         uncited_required=uncited,
         gaps=tuple(g.claimKey for g in envelope.gaps) if envelope is not None else (),
         abstained=envelope.abstained if envelope is not None else None,
+        cause=_cause(pair_sort_key(canon), attribution),
     )
 
 
@@ -281,10 +306,12 @@ def _category(facts: Facts, task_id: str) -> str:
     return entry.category if entry is not None else "-"
 
 
-def _task_views(report: BenchmarkReport, facts: Facts) -> tuple[TaskView, ...]:
+def _task_views(
+    report: BenchmarkReport, facts: Facts, attribution: ReportAttribution | None
+) -> tuple[TaskView, ...]:
     by_task: dict[str, list[PairView]] = defaultdict(list)
     for number, (receipt, record) in enumerate(_items(report)):
-        pair = _pair_view(f"pair-{number}", receipt, record, facts)
+        pair = _pair_view(f"pair-{number}", receipt, record, facts, attribution)
         by_task[receipt.canonical.taskId].append(pair)
     views = []
     for number, (task_id, pairs) in enumerate(sorted(by_task.items())):
@@ -309,7 +336,9 @@ def _cell(pairs: list[PairView]) -> GridCell:
     if passed == len(pairs):
         return GridCell(f"pass {passed}/{len(pairs)}", "pass", pairs[0].anchor)
     first_fail = next(p for p in pairs if not p.success)
-    reasons = "; ".join(first_fail.reasons) or "fail"
+    # The cause (retrieval or model) first; an excluded pair's reasons already say so.
+    cause = [first_fail.cause] if first_fail.cause in ("retrieval", "model") else []
+    reasons = "; ".join([*cause, *first_fail.reasons]) or "fail"
     labels = ", ".join(f"{p.lifecycle}{'' if p.success else ' ✗'}" for p in pairs)
     tone = "fail" if passed == 0 else "mixed"
     return GridCell(f"{passed}/{len(pairs)} ({labels}): {reasons}", tone, first_fail.anchor)
@@ -439,10 +468,8 @@ def _endpoint_facts(report: BenchmarkReport) -> tuple[tuple[str, str], ...]:
     if endpoint is None:
         return ()
     models = ", ".join(endpoint.endpointModels) or "none listed"
-    shown_url = recorded_url(endpoint.baseUrl)
     return (
-        # recorded_url again: an older stored report may hold a URL with its credentials.
-        ("Agent endpoint", f"{endpoint.model} at {shown_url} (reports: {models})"),
+        ("Agent endpoint", f"{endpoint.model} at {endpoint.baseUrl} (reports: {models})"),
         ("Model answers", endpoint.answers),
     )
 
@@ -477,8 +504,9 @@ def _replays(report: BenchmarkReport) -> str:
 
 def build_page(report: BenchmarkReport, facts: Facts | None = None) -> Page:
     facts = facts or {}
+    attribution = report_attribution(report, facts)
     adapters = tuple(sorted({r.canonical.adapterId for r in report.receipts}))
-    tasks = _task_views(report, facts)
+    tasks = _task_views(report, facts, attribution)
     verdict, tone, promotion_lines, failures = _promotion(report)
     notes = (
         ()
@@ -503,6 +531,8 @@ def build_page(report: BenchmarkReport, facts: Facts | None = None) -> Page:
         tasks=tasks,
         replays=_replays(report),
         notes=notes,
+        attribution_rows=tuple(attribution_rows(attribution)) if attribution else (),
+        attribution_tests=tuple(mcnemar_lines(attribution)) if attribution else (),
     )
 
 
@@ -530,8 +560,30 @@ def _summary_html(page: Page) -> list[Html]:
     return [
         *section,
         table(page.cohort_header, rows, {"id": "cohorts"}),
+        *_attribution_html(page),
         element("p", page.replays, attrs={"class": "muted"}),
         BLANK,
+    ]
+
+
+def _attribution_html(page: Page) -> list[Html]:
+    """The per-cohort attribution table and the paired tests between adapters (with facts)."""
+    if not page.attribution_rows:
+        return []
+    rows = [element("tr", *[element("td", cell) for cell in row]) for row in page.attribution_rows]
+    tests = [element("li", line) for line in page.attribution_tests]
+    return [
+        element("h3", "Attribution: retrieval or the model", attrs={"id": "attribution"}),
+        element("p", ATTRIBUTION_LEGEND, attrs={"class": "muted"}),
+        table(ATTRIBUTION_HEADER, rows, {"id": "attribution-table"}),
+        *(
+            [
+                element("p", "Between adapters (exact McNemar over matched pairs):"),
+                element("ul", "\n", lines(tests)),
+            ]
+            if tests
+            else []
+        ),
     ]
 
 
@@ -661,9 +713,11 @@ def _pair_html(pair: PairView) -> Html:
         else element("span", "FAIL", attrs={"class": "ko"})
     )
     reasons = f" — {'; '.join(pair.reasons)}" if pair.reasons else ""
+    cause = [" ", element("span", pair.cause, attrs={"class": "bad"})] if pair.cause else []
     summary = element(
         "summary",
         outcome,
+        *cause,
         f" {pair.adapter} · {pair.lifecycle} · {pair.trial} — {pair.agent_calls} calls, "
         f"{pair.visible_bytes} bytes, stop {pair.stop_reason}{reasons}",
     )

@@ -1,7 +1,8 @@
 """The readable summary, report.md. It is derived from the report; nothing here is canonical.
 
 It answers, in order: did the gate pass (and how sure is that), how each cohort did with the
-uncertainty of its success rate, which task failed where and why, what it cost, and whether the
+uncertainty of its success rate, with the fixture's facts whether retrieval or the model failed
+(``report/attribution_table.py``), which task failed where and why, what it cost, and whether the
 capsule replays agreed. Every table is sorted by explicit keys and every number formatted with a
 fixed rule, so the same report always renders to the same bytes.
 """
@@ -10,14 +11,28 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
-from agentic.contract.credentials import recorded_url
 from agentic.contract.receipt import Timing, TrajectoryReceipt
-from agentic.contract.report import BenchmarkReport, CapsuleReplay, Promotion, ScoreRecord
+from agentic.contract.report import (
+    BenchmarkReport,
+    CapsuleReplay,
+    Promotion,
+    ScoreRecord,
+    pair_sort_key,
+)
+from agentic.report.attribution_table import (
+    ATTRIBUTION_HEADER,
+    ATTRIBUTION_LEGEND,
+    ReportAttribution,
+    attribution_rows,
+    mcnemar_lines,
+    report_attribution,
+)
 from agentic.report.outcomes import missed_terms
-from agentic.report.stats import paired_difference, wilson_interval
+from agentic.report.stats import ALPHA, paired_difference, wilson_interval
+from agentic.scoring.task_facts import TaskFacts
 
 Cohort = tuple[str, str]  # (adapter, lifecycle)
 Item = tuple[TrajectoryReceipt, ScoreRecord]
@@ -89,7 +104,12 @@ def promotion_uncertainty(promotion: Promotion) -> str:
     )
 
 
-def _promotion_lines(promotion: Promotion | None) -> list[str]:
+NO_GATE_HEADING = "Promotion: not requested"
+
+
+def _promotion_lines(promotion: Promotion | None, heading: str) -> list[str]:
+    if promotion is None and heading == NO_GATE_HEADING:
+        return ["No gate: `--promote none`, or the run lacks an adapter of the default gate."]
     if promotion is None:
         return ["Verdict: not evaluated (the run lacks the candidate or the baseline adapter)."]
     verdict = "PASS" if promotion.passed else "FAIL"
@@ -158,15 +178,22 @@ GRID_LEGEND = (
     "else as `cold: … / warm: …`. A FAIL names its receipt's failure code or the terms of the "
     'success condition it missed (README, "Reading report.md").'
 )
+GRID_ATTRIBUTION_LEGEND = (
+    "A scored FAIL first names who failed (see Attribution): `retrieval` (the backend never "
+    "delivered the required evidence) or `model` (it did, or there was none to deliver)."
+)
 
 
-def _grid_cell(item: Item) -> str:
+def _grid_cell(item: Item, attribution: ReportAttribution | None) -> str:
     receipt, record = item
     canon = receipt.canonical
     cost = f"{canon.agentCalls} · {canon.modelVisibleUtf8Bytes}"
     if record.score.success:
         return f"pass · {cost}"
-    return f"FAIL {'; '.join(missed_terms(canon, record.score))} · {cost}"
+    verdict = "" if attribution is None else attribution.by_pair[pair_sort_key(canon)].verdict
+    # An excluded pair already says so through its missed terms.
+    cause = f"{verdict} " if verdict in ("retrieval", "model") else ""
+    return f"FAIL {cause}{'; '.join(missed_terms(canon, record.score))} · {cost}"
 
 
 def _merged(by_lifecycle: dict[str, str], lifecycles: list[str]) -> str:
@@ -177,14 +204,16 @@ def _merged(by_lifecycle: dict[str, str], lifecycles: list[str]) -> str:
     return " / ".join(f"{lc}: {text}" for lc, text in zip(lifecycles, texts, strict=True))
 
 
-def _grid_rows(report: BenchmarkReport, by_trial: bool) -> tuple[list[str], list[tuple[str, ...]]]:
+def _grid_rows(
+    report: BenchmarkReport, by_trial: bool, attribution: ReportAttribution | None
+) -> tuple[list[str], list[tuple[str, ...]]]:
     """The adapters (columns) and one row per task (and trial)."""
     cells: dict[tuple[str, ...], dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
     for (adapter, lifecycle), items in cohorts(report).items():
         for item in items:
             canon = item[0].canonical
             row = (canon.taskId, canon.trialId) if by_trial else (canon.taskId,)
-            cells[row][adapter][lifecycle] = _grid_cell(item)
+            cells[row][adapter][lifecycle] = _grid_cell(item, attribution)
     adapters = sorted({r.canonical.adapterId for r in report.receipts})
     lifecycles: list[str] = sorted({r.canonical.lifecycle for r in report.receipts})
     rows = [
@@ -194,14 +223,45 @@ def _grid_rows(report: BenchmarkReport, by_trial: bool) -> tuple[list[str], list
     return adapters, rows
 
 
-def _task_grid(report: BenchmarkReport) -> list[str]:
+def _task_grid(report: BenchmarkReport, attribution: ReportAttribution | None) -> list[str]:
     if not report.receipts:
         return ["No pairs ran."]
     # A trial column only when there is more than one trial to tell apart.
     by_trial = len({r.canonical.trialId for r in report.receipts}) > 1
-    adapters, rows = _grid_rows(report, by_trial)
+    adapters, rows = _grid_rows(report, by_trial, attribution)
     header = ("task", *(("trial",) if by_trial else ()), *adapters)
-    return [GRID_LEGEND, "", *_table(header, rows)]
+    legend = GRID_LEGEND if attribution is None else f"{GRID_LEGEND} {GRID_ATTRIBUTION_LEGEND}"
+    return [legend, "", *_table(header, rows)]
+
+
+# --- attribution ------------------------------------------------------------------------------
+
+
+def _attribution_section(attribution: ReportAttribution | None) -> list[str]:
+    """The per-cohort attribution table and the paired tests; nothing without fixture facts."""
+    if attribution is None:
+        return []
+    tests = mcnemar_lines(attribution)
+    return [
+        "## Attribution",
+        "",
+        ATTRIBUTION_LEGEND,
+        "",
+        *_table(ATTRIBUTION_HEADER, attribution_rows(attribution)),
+        "",
+        *(
+            [
+                "Between adapters, over pairs matched by task, trial, lifecycle and seed "
+                f"(two-sided exact McNemar, alpha {ALPHA:g}; trials of one task are not "
+                "independent, so this overstates certainty when there are several):",
+                "",
+                *(f"- {line}" for line in tests),
+            ]
+            if tests
+            else ["Between adapters: one adapter per lifecycle, nothing to pair."]
+        ),
+        "",
+    ]
 
 
 # --- timings ----------------------------------------------------------------------------------
@@ -289,27 +349,23 @@ def _endpoint_lines(report: BenchmarkReport) -> list[str]:
             "(`--llm-cache DIR --llm-cache-mode record`) and replay"
         )
     return [
-        # recorded_url again: a report written before URLs were recorded without credentials
-        # must not print them either (it leaves a recorded URL as it is).
-        f"- Agent endpoint: `{endpoint.model}` at {recorded_url(endpoint.baseUrl)} "
-        f"(reports: {models})",
+        f"- Agent endpoint: `{endpoint.model}` at {endpoint.baseUrl} (reports: {models})",
         f"- Reproducibility: {verdict}",
-        *(
-            [
-                f"- Step deadline: {endpoint.stepTimeoutS:g} s of wall clock per request, its "
-                "retries and 429 waits included (the agent config's timeout_s); tool calls: the "
-                "run's --timeout-ms"
-            ]
-            if endpoint.stepTimeoutS is not None
-            else []
-        ),
+        f"- Step deadline: {endpoint.stepTimeoutS:g} s of wall clock per request, its "
+        "retries and 429 waits included (the agent config's timeout_s); tool calls: the "
+        "run's --timeout-ms",
     ]
 
 
 def render_markdown(
-    report: BenchmarkReport, promotion_heading: str = DEFAULT_PROMOTION_HEADING
+    report: BenchmarkReport,
+    promotion_heading: str = DEFAULT_PROMOTION_HEADING,
+    facts: Mapping[str, TaskFacts] | None = None,
 ) -> str:
+    """report.md. With ``facts`` of the report's fixture it adds the Attribution section and
+    names each failed pair's cause in the task grid; without them both are left out."""
     env = report.environment
+    attribution = report_attribution(report, facts)
     adapters = sorted({r.canonical.adapterId for r in report.receipts})
     success = sum(s.score.success for s in report.scores)
     lines = [
@@ -325,15 +381,16 @@ def render_markdown(
         "",
         f"## {promotion_heading}",
         "",
-        *_promotion_lines(report.promotion),
+        *_promotion_lines(report.promotion, promotion_heading),
         "",
         "## Cohort accounting",
         "",
         *_table(COHORT_HEADER, cohort_rows(report)),
         "",
+        *_attribution_section(attribution),
         "## Tasks",
         "",
-        *_task_grid(report),
+        *_task_grid(report, attribution),
         "",
         "## Lifecycle timings",
         "",
@@ -377,7 +434,7 @@ def render_markdown(
 
 
 # Preparation details in which a configured backend states how the kit read it.
-MAPPING_DETAILS = ("scope", "corpus", "multiGet")
+MAPPING_DETAILS = ("scope", "corpus", "multiGet", "reads", "query", "paging")
 
 
 def _mapping_lines(report: BenchmarkReport) -> list[str]:

@@ -43,8 +43,8 @@ def _text(value: object) -> str:
 
 def escape(value: object) -> Html:
     """``value`` as text in a page: ``& < > " '`` become entities; ``Html`` stays as it is.
-    Quotes become ``&#34;`` and ``&#39;``, the entities of the pages written before this
-    writer, so a page rebuilt from the same report keeps its bytes."""
+    Quotes become the numeric entities ``&#34;`` and ``&#39;``, right in text and in an attribute
+    of either quoting alike."""
     return value if isinstance(value, Html) else Html(_text(value))
 
 

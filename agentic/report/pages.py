@@ -1,6 +1,7 @@
-"""What the kit's two pages (report.html, the compare page) share: the document around a body,
-the head with the generator mark and the content security policy, the CSS, and the one script
-a page may run, allowed by its hash. Writing a page to disk is ``output/page.py``'s."""
+"""What the kit's two pages share: the document, the head, the CSS and the one allowed script.
+The two pages are report.html and the compare page. The head holds the generator mark and the
+content security policy. The one script a page may run is allowed by its hash. Writing a page to
+disk is ``output/page.py``'s."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from agentic.report.markup import Html, element, join, lines
 
 __all__ = [
     "BLANK",
-    "GENERATOR",
     "NO_SCRIPT",
     "document",
     "facts_list",

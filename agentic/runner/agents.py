@@ -16,9 +16,9 @@ from agentic.runner.entries import AgentContext, AgentEntry, OpenedAgent
 
 if TYPE_CHECKING:
     # The lock and cache modules are the model agents' own: a fixture-agent run loads neither.
+    from agentic.agents.chat_config import OpenAIChatConfig
     from agentic.agents.llm_cache import CacheMode, LlmCache
     from agentic.agents.local_model import LocalModelSettings
-    from agentic.agents.openai_chat import OpenAIChatConfig
     from agentic.locks import ModelPreflight
 
 CUES_FILE = "fixture-agent.cues.json"
@@ -114,14 +114,23 @@ def open_local_model_agent(lock_path: Path, environ: MutableMapping[str, str]) -
 OPENAI_TRIAL_ID = "endpoint-01"
 
 
+def refuse_unconfigured(context: AgentContext) -> OpenedAgent:
+    """``--agent openai-chat`` alone: the agent is its config's, so there is nothing to open."""
+    raise ContractError(
+        "invalid_cli_option",
+        "agent openai-chat talks to the endpoint its config names: pass --agent-config FILE "
+        "instead of --agent openai-chat (docs/agents.md)",
+    )
+
+
 def openai_agent_entry(
     config_path: Path, cache_folder: Path | None, cache_mode: CacheMode
 ) -> AgentEntry:
     """``--agent-config FILE``: the config's agent as a catalog entry of kind ``id``. The
     config is read now (a bad file is refused before anything runs); the endpoint is asked for
     its models when the lane opens the agent, through the cache in replay mode."""
+    from agentic.agents.chat_config import load_agent_config
     from agentic.agents.llm_cache import open_cache
-    from agentic.agents.openai_chat import load_agent_config
 
     config = load_agent_config(config_path)
     cache = open_cache(cache_folder, cache_mode)
@@ -137,13 +146,9 @@ def openai_agent_entry(
 def open_openai_agent(
     config: OpenAIChatConfig, cache: LlmCache | None, environ: Mapping[str, str]
 ) -> OpenedAgent:
+    from agentic.agents.chat_config import api_key
     from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
-    from agentic.agents.openai_chat import (
-        EndpointIdentity,
-        OpenAIChatAgent,
-        api_key,
-        endpoint_models,
-    )
+    from agentic.agents.openai_chat import EndpointIdentity, OpenAIChatAgent, endpoint_models
 
     settings = EndpointSettings(
         base_url=config.base_url,

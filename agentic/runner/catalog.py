@@ -1,5 +1,10 @@
 """The catalog: every adapter, agent and named lane a run can use, in one table.
 
+The package defines its adapters, its agents and the lanes that need nothing of a checkout (the
+package's adapters and agents on the bundled fixture). A source checkout adds the lanes and
+example servers its ``lanes.toml`` names (``lanes_file.py``); an installed kit has no such file,
+so it lists what it ships and what the user configures.
+
 Built-in entries, backend config files (``--backend FILE``) and Python plugins (the entry-point
 groups ``agentic.adapters`` and ``agentic.agents``) all register through the same calls,
 :meth:`Catalog.add_adapter` and :meth:`Catalog.add_agent`. Every list of names elsewhere (the
@@ -34,39 +39,18 @@ from agentic.runner.entries import (
     LaneEntry,
     OpenedAgent,
 )
+from agentic.runner.lanes_file import checkout_lanes_file, load_lanes_file
 
 if TYPE_CHECKING:
     from agentic.adapters.base import Adapter
-
-# The entry types are re-exported: code written before they moved to ``entries`` imports them
-# from here (plugins import them from ``agentic.plugins``).
-__all__ = [
-    "ADAPTER_GROUP",
-    "AGENT_GROUP",
-    "AUTHORITATIVE_ADAPTERS",
-    "AUTHORITATIVE_LANE",
-    "BUILTIN_ADAPTERS",
-    "BUILTIN_AGENTS",
-    "BUILTIN_LANES",
-    "OPTIONAL_FOLDER",
-    "REPLAY_ADAPTER_ID",
-    "AdapterEntry",
-    "AdapterInputs",
-    "AgentContext",
-    "AgentEntry",
-    "Catalog",
-    "LaneEntry",
-    "OpenedAgent",
-    "builtin_catalog",
-    "load_catalog",
-    "with_backends",
-    "with_plugins",
-]
 
 ADAPTER_GROUP = "agentic.adapters"
 AGENT_GROUP = "agentic.agents"
 # The one adapter id the v1.0 report schema allows in ``capsuleReplays``.
 REPLAY_ADAPTER_ID = "capsule"
+# The endpoint agent's kind, and what it needs before it can run.
+OPENAI_CHAT = "openai-chat"
+AGENT_CONFIG_OPTION = "--agent-config FILE"
 OPTIONAL_FOLDER = "optional"
 
 _Entry = TypeVar("_Entry")
@@ -117,7 +101,20 @@ class Catalog:
             )
         return replace(self, agents={**self.agents, entry.kind: entry})
 
+    def configure_agent(self, entry: AgentEntry) -> Catalog:
+        """Add the agent of a config file; it takes the place of an entry of its kind that only
+        stands for a configured agent (``openai-chat``, which requires ``--agent-config``)."""
+        held = self.agents.get(entry.kind)
+        if held is not None and held.requires is not None:
+            rest = {kind: agent for kind, agent in self.agents.items() if kind != entry.kind}
+            return replace(self, agents=rest).add_agent(entry)
+        return self.add_agent(entry)
+
     def add_lane(self, entry: LaneEntry) -> Catalog:
+        # A name is a baseline's folder: a second definition would make its baseline ambiguous.
+        # Every lane but the package's comes from the checkout's lanes file.
+        if entry.name in self.lanes:
+            raise ContractError("invalid_lanes_file", f"lane {entry.name} is already defined")
         for adapter_id in entry.adapters:
             self.adapter(adapter_id)
         if entry.agent_config is None:  # an endpoint lane's agent comes with its run's source
@@ -303,6 +300,12 @@ def _local_model_agent(context: AgentContext) -> OpenedAgent:
     return open_local_model_agent(context.locks_dir / AGENT_MODEL_LOCK, context.environ)
 
 
+def _openai_chat_agent(context: AgentContext) -> OpenedAgent:
+    from agentic.runner.agents import refuse_unconfigured
+
+    return refuse_unconfigured(context)
+
+
 AUTHORITATIVE_LANE = "fixture-agent"
 AUTHORITATIVE_ADAPTERS: tuple[str, ...] = (ids.CAPSULE, ids.LEXICAL, ids.MCP_REFERENCE)
 # The promotion gate of the gated lanes: the capsule against the reference server.
@@ -321,47 +324,61 @@ BUILTIN_ADAPTERS: tuple[AdapterEntry, ...] = (
 BUILTIN_AGENTS: tuple[AgentEntry, ...] = (
     AgentEntry("fixture", _fixture_agent, concurrent=True),
     AgentEntry("local-model", _local_model_agent),
+    # Listed and selectable by name; it runs only as the agent of an --agent-config file, which
+    # takes this entry's place (``Catalog.configure_agent``).
+    AgentEntry(OPENAI_CHAT, _openai_chat_agent, requires=AGENT_CONFIG_OPTION),
 )
-BUILTIN_LANES: tuple[LaneEntry, ...] = (
+# The lanes an installed kit runs: those that need nothing of a checkout, only the package's
+# adapters and agents on the bundled fixture, which the wheel carries (verifying one against its
+# committed baseline still needs that baseline; the container image verifies qmd-lex and
+# local-model this way, containers/pipeline.py). A checkout's other lanes (an agent config and
+# its recorded answers, another fixture, its example servers) are data, in its lanes.toml.
+PACKAGED_LANES: tuple[LaneEntry, ...] = (
     LaneEntry(AUTHORITATIVE_LANE, "fixture", AUTHORITATIVE_ADAPTERS, _GATE, True),
     LaneEntry(f"{OPTIONAL_FOLDER}/{ids.QMD_LEX}", "fixture", (ids.QMD_LEX,), None, False),
     LaneEntry(f"{OPTIONAL_FOLDER}/{ids.QMD}", "fixture", (ids.QMD,), None, False),
     # The gate needs the capsule replay, which would double a long lane: not run here.
     LaneEntry(f"{OPTIONAL_FOLDER}/local-model", "local-model", AUTHORITATIVE_ADAPTERS, None, False),
-    # A real 1.5B model through its OpenAI-compatible server on the blind fixture, one cold
-    # trial per pair; its recorded answers replay with no server (examples/agents/qwen-sqlite).
-    LaneEntry(
-        f"{OPTIONAL_FOLDER}/qwen-sqlite",
-        "qwen-sqlite",
-        (ids.CAPSULE, ids.LEXICAL, ids.QMD_LEX),
-        None,
-        False,
-        fixture="sqlite-docs",
-        agent_config="examples/agents/qwen-sqlite.toml",
-        llm_cache="baselines/llm-cache/qwen-sqlite",
-        lifecycles=("cold",),
-    ),
-    # The blind fixture over the SQLite documentation (fixtures/sqlite-docs/README.md).
-    LaneEntry(
-        "sqlite-docs",
-        "fixture",
-        (*AUTHORITATIVE_ADAPTERS, ids.QMD_LEX),
-        _GATE,
-        True,
-        fixture="sqlite-docs",
-    ),
 )
 
 
-def builtin_catalog() -> Catalog:
+def packaged_catalog() -> Catalog:
+    """What the package itself defines: its adapters, agents and lanes."""
     catalog = Catalog()
     for adapter in BUILTIN_ADAPTERS:
         catalog = catalog.add_adapter(adapter)
     for agent in BUILTIN_AGENTS:
         catalog = catalog.add_agent(agent)
-    for lane in BUILTIN_LANES:
+    for lane in PACKAGED_LANES:
         catalog = catalog.add_lane(lane)
     return catalog
+
+
+def builtin_catalog() -> Catalog:
+    """The kit's own entries: the package's, and in a checkout the lanes of its lanes.toml
+    (not its example servers, which ``load_catalog`` adds)."""
+    return with_checkout_lanes(packaged_catalog())
+
+
+def with_checkout_lanes(catalog: Catalog) -> Catalog:
+    """Add the lanes of the running checkout's lanes.toml (none for an installed kit)."""
+    path = checkout_lanes_file()
+    if path is None:
+        return catalog
+    for lane in load_lanes_file(path).lane_entries():
+        catalog = _add_lane(catalog, lane, path)
+    return catalog
+
+
+def _add_lane(catalog: Catalog, lane: LaneEntry, source: Path) -> Catalog:
+    """Add one lane of a checkout's file; a lane the catalog refuses is that file's error."""
+    try:
+        return catalog.add_lane(lane)
+    except ContractError as exc:
+        what = (
+            exc.message if exc.code == "invalid_lanes_file" else f"lane {lane.name}: {exc.message}"
+        )
+        raise ContractError("invalid_lanes_file", f"{source}: {what}") from None
 
 
 # -- plugins and backend configs ----------------------------------------------------------------
@@ -432,13 +449,13 @@ def with_shipped_servers(catalog: Catalog) -> Catalog:
 
     for config in shipped_configs():
         adapter, lane = shipped_entries(config)
-        catalog = catalog.add_adapter(adapter).add_lane(lane)
+        catalog = _add_lane(catalog.add_adapter(adapter), lane, config)
     return catalog
 
 
 def load_catalog(backends: Sequence[Path] = (), *, plugins: bool = True) -> Catalog:
-    """The built-ins and the checkout's shipped servers, then installed plugins, then the
-    given backend config files."""
+    """The package's entries and the checkout's lanes and shipped servers, then installed
+    plugins, then the given backend config files."""
     catalog = with_shipped_servers(builtin_catalog())
     if plugins:
         catalog = with_plugins(catalog)

@@ -49,4 +49,4 @@ class CatalogSource:
         if self.agent_config is None:
             return catalog, None
         entry = openai_agent_entry(self.agent_config, self.llm_cache, self.llm_cache_mode)
-        return catalog.add_agent(entry), entry.kind
+        return catalog.configure_agent(entry), entry.kind

@@ -105,6 +105,9 @@ class AgentEntry:
     # Whether its agents may serve pairs at once (``--jobs``): true for an agent with no state
     # between sessions that a second session could disturb.
     concurrent: bool = False
+    # What it needs before it can open, as the catalog lists it (``"--agent-config FILE"``);
+    # None for an agent that opens from the kit alone.
+    requires: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""What a run executes, apart from where it runs: every pair of a schedule in run order, and the
-deterministic slice of them that one shard runs.
+"""What a run executes, apart from where it runs: every pair of a schedule, in run order.
+It also gives the deterministic slice of them that one shard runs.
 
 A pair is named by a ``PairKey``: its pass (``scored``, or ``replay`` for the second pass of a
 replayable bundle adapter on a fresh preparation), adapter, lifecycle, trial and task. The seed

@@ -1,5 +1,5 @@
-"""One run of a lane's adapters: prepare each adapter once, run its cohorts, replay the capsule,
-and return everything the report needs. Scoring happens afterwards, on the receipts alone.
+"""One run of a lane's adapters: prepare each adapter once, run its cohorts, replay the capsule.
+It returns everything the report needs. Scoring happens afterwards, on the receipts alone.
 
 A run works in a fresh ``agentic-run-*`` folder of the temporary directory, removed when it ends.
 A run killed with SIGKILL never gets there, so the folder records its owner (``OWNER_FILE``:

@@ -1,12 +1,13 @@
 """The real MCP servers a checkout ships as backend configs (``examples/servers/<id>/``), as
 adapters and lanes of the catalog.
 
-Each folder holds a ``backend.toml`` (the server run by a config alone, no wrapper code), a
-``server.toml`` (the Python it needs) and a ``requirements.txt`` (every package pinned);
-``nox -s servers`` installs it into the folder's own ``.venv``. Lane ``backends/<id>`` runs the
-server beside lexical on the bundled fixture with the fixture agent, gated against lexical; its
-committed report lives in ``baselines/backends/<id>/``. A server that is not installed is listed
-as unavailable, with the command that installs it.
+The folder is the one the checkout's ``lanes.toml`` names (its ``servers`` key, read by
+``lanes_file.py``); an installed kit has none. Each of its folders holds a ``backend.toml`` (the
+server run by a config alone, no wrapper code), a ``server.toml`` (the Python it needs) and a
+``requirements.txt`` (every package pinned); ``nox -s servers`` installs it into the folder's own
+``.venv``. Lane ``backends/<id>`` runs the server beside lexical on the bundled fixture with the
+fixture agent, gated against lexical; its committed report lives in ``baselines/backends/<id>/``.
+A server that is not installed is listed as unavailable, with the command that installs it.
 """
 
 from __future__ import annotations
@@ -16,20 +17,19 @@ from pathlib import Path
 from agentic.adapters import ids
 from agentic.adapters.base import Adapter
 from agentic.contract.errors import ContractError
-from agentic.resources import repo_root
 from agentic.runner.entries import AdapterEntry, AdapterInputs, LaneEntry
+from agentic.runner.lanes_file import checkout_servers
 
-SERVERS_FOLDER = Path("examples") / "servers"
 LANE_FOLDER = "backends"
 CONFIG_NAME = "backend.toml"
 
 
 def shipped_configs() -> tuple[Path, ...]:
     """The checkout's shipped server configs, by folder name (none outside a checkout)."""
-    root = repo_root()
-    if root is None:
+    folder = checkout_servers()
+    if folder is None:
         return ()
-    return tuple(sorted((root / SERVERS_FOLDER).glob(f"*/{CONFIG_NAME}")))
+    return tuple(sorted(folder.glob(f"*/{CONFIG_NAME}")))
 
 
 def _missing(executable: Path, folder: Path) -> str | None:

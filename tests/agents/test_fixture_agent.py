@@ -1,5 +1,5 @@
 """The fixture agent's state machine, line selection, value extraction and citations
-(contract v1 section 4, with the cue-table generalizations in docs/architecture.md).
+(contract v1 section 4, with the cue-table generalizations in docs/design.md).
 
 Every step the agent emits here is also passed through the runner's own step validator, so a
 test that checks a value also checks that the envelope is one the runner accepts."""

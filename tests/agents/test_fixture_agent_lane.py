@@ -13,7 +13,8 @@ from agentic.agents.fixture_agent import FixtureAgent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.runner.agents import CUES_FILE
-from agentic.runner.catalog import AgentContext, OpenedAgent, builtin_catalog
+from agentic.runner.catalog import builtin_catalog
+from agentic.runner.entries import AgentContext, OpenedAgent
 
 
 def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> OpenedAgent:

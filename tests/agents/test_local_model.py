@@ -34,7 +34,7 @@ from agentic.locks import (
 from agentic.resources import locks_dir
 from agentic.runner.agents import open_local_model_agent
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.catalog import OpenedAgent
+from agentic.runner.entries import OpenedAgent
 from agentic.runner.receipts import PairTimings, build_receipt
 from agentic.runner.trial import TrialBounds, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint

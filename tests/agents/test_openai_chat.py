@@ -15,15 +15,10 @@ import httpx2
 import pytest
 
 from agentic.agents.base import AgentStepError
+from agentic.agents.chat_config import api_key, load_agent_config
 from agentic.agents.chat_endpoint import MAX_RESPONSE_BYTES, Endpoint, EndpointSettings
 from agentic.agents.llm_cache import Exchange, LlmCache, Response, open_cache
-from agentic.agents.openai_chat import (
-    FINAL_TOOL,
-    api_key,
-    function_tools,
-    load_agent_config,
-    step_text,
-)
+from agentic.agents.openai_chat import FINAL_TOOL, function_tools, step_text
 from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
@@ -601,3 +596,14 @@ def test_a_hung_endpoint_times_the_pair_out_and_leaves_no_thread_behind(
     while _agent_threads() != before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _agent_threads() == before
+
+
+def test_naming_the_openai_chat_kind_beside_its_config_runs_the_configs_agent(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serving(FakeEndpoint()) as endpoint:
+        config = write_config(tmp_path, endpoint.base_url)
+        code, _ = run_lane(capsys, tiny_fixture, config, tmp_path / "out", "--agent", "openai-chat")
+    assert code == 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert report["environment"]["agentId"] == "test-endpoint"

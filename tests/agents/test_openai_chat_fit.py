@@ -12,16 +12,14 @@ from typing import Any
 import pytest
 
 from agentic.agents.base import AgentStepError, KeepsStepDeadline
-from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
+from agentic.agents.chat_config import STEP_GRACE_S, load_agent_config
+from agentic.agents.chat_endpoint import Endpoint, EndpointSettings, reported_tokens
 from agentic.agents.llm_cache import LlmCache
 from agentic.agents.openai_chat import (
     FINAL_ONLY_NOTE,
     FINAL_TOOL,
-    STEP_GRACE_S,
     OpenAIChatSession,
     function_tools,
-    load_agent_config,
-    reported_tokens,
     step_text,
     text_tool_call,
 )

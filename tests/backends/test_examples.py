@@ -85,7 +85,7 @@ def test_the_ranking_tier_ranks_a_backend(tmp_path: Path, adapter: str) -> None:
     fixture = write_tiny_fixture_with_goldens(tmp_path / "fx")
     done = agentic(
         "ranking", "--fixture", str(fixture), "--backend", str(EXAMPLES[adapter]),
-        "--adapter", adapter, "--report", str(tmp_path / "ranking"), "--quiet",
+        "--adapter", adapter, "--out", str(tmp_path / "ranking"), "--quiet",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "ranking" / "ranking.json").read_text(encoding="utf-8"))
@@ -99,7 +99,7 @@ def test_the_generation_tier_retrieves_through_a_backend(tmp_path: Path) -> None
     done = agentic(
         "generation", "--model", "mock", "--modes", "e2e", "--repeats", "1",
         "--fixture", str(fixture), "--backend", str(STDIO_EXAMPLE), "--adapter", "notes-stdio",
-        "--report", str(tmp_path / "generation"), "--quiet",
+        "--out", str(tmp_path / "generation"), "--quiet",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "generation" / "generation.json").read_text(encoding="utf-8"))

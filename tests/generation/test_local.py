@@ -41,7 +41,7 @@ def test_local_model_answers_from_the_oracle_context_repeatably(
     root = write_tiny_fixture_with_goldens(tmp_path / "fx")
     argv = ["generation", "--model", "local:agent-model", "--fixture", str(root), "--quiet"]
     argv += ["--modes", "oracle", "--limit", "1", "--repeats", "2"]
-    assert main([*argv, "--report", str(tmp_path / "out")]) == 0
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 0
     report = GenerationReport.model_validate(
         json.loads((tmp_path / "out" / "generation.json").read_bytes())
     )

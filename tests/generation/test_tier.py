@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from agentic.cli import main
-from agentic.contract.canonical import canonical_bytes
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from agentic.generation.model import (
@@ -21,19 +20,19 @@ from agentic.generation.model import (
     Message,
     MockModel,
 )
-from agentic.generation.report import report_json
+from agentic.generation.report import build_report, report_bytes
 from agentic.generation.runner import GenerationSettings, run_generation
-from agentic.generation.schema import GenerationReport
+from agentic.generation.schema import GenerationReport, Mode, QuestionRecord
 from agentic.ranking.goldens import load_goldens
 from agentic.runner.catalog import builtin_catalog
 from tests.support.goldens import write_tiny_fixture_with_goldens
 from tests.support.tiny_fixture import TASK_A, document_bytes
 
 
-def generate(fixture: Fixture, model: Any, **settings: Any) -> dict[str, Any]:
+def generate(fixture: Fixture, model: Any, **settings: Any) -> GenerationReport:
     goldens = load_goldens(fixture)
     options: dict[str, Any] = {"repeats": 1, **settings}
-    return report_json(
+    return build_report(
         run_generation(
             fixture, goldens, model, GenerationSettings(**options), catalog=builtin_catalog()
         )
@@ -41,60 +40,57 @@ def generate(fixture: Fixture, model: Any, **settings: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def mock_report(tiny_fixture_with_goldens: Fixture) -> dict[str, Any]:
+def mock_report(tiny_fixture_with_goldens: Fixture) -> GenerationReport:
     return generate(tiny_fixture_with_goldens, MockModel(), repeats=2)
 
 
-def question(report: dict[str, Any], mode: str, golden_id: str) -> dict[str, Any]:
-    found: dict[str, Any] = next(
-        q for q in report["questions"] if q["mode"] == mode and q["goldenId"] == golden_id
-    )
-    return found
+def question(report: GenerationReport, mode: Mode, golden_id: str) -> QuestionRecord:
+    return next(q for q in report.questions if q.mode == mode and q.goldenId == golden_id)
 
 
-def test_mock_in_oracle_mode_is_the_extractive_ceiling(mock_report: dict[str, Any]) -> None:
-    assert mock_report["modes"]["oracle"]["overall"]["passRate"] == 1.0
+def test_mock_in_oracle_mode_is_the_extractive_ceiling(mock_report: GenerationReport) -> None:
+    assert mock_report.modes["oracle"].overall.passRate == 1.0
 
 
-def test_mock_echoes_exactly_the_injected_context(mock_report: dict[str, Any]) -> None:
+def test_mock_echoes_exactly_the_injected_context(mock_report: GenerationReport) -> None:
     north = question(mock_report, "oracle", "north-incident")
     expected = document_bytes((TASK_A, "c0a1", "d001.md")).decode("utf-8")
-    assert north["answers"][0]["text"] == expected
+    assert north.answers[0].text == expected
 
 
-def test_mock_without_context_declines(mock_report: dict[str, Any]) -> None:
-    answers = question(mock_report, "noretrieval", "north-incident")["answers"]
-    assert [a["text"] for a in answers] == [REFUSAL_TEXT, REFUSAL_TEXT]
-    assert question(mock_report, "noretrieval", "harbor-budget-code")["answers"][0]["passed"]
+def test_mock_without_context_declines(mock_report: GenerationReport) -> None:
+    answers = question(mock_report, "noretrieval", "north-incident").answers
+    assert [a.text for a in answers] == [REFUSAL_TEXT, REFUSAL_TEXT]
+    assert question(mock_report, "noretrieval", "harbor-budget-code").answers[0].passed
 
 
-def test_e2e_injects_the_draft_decoy_and_the_echo_fails(mock_report: dict[str, Any]) -> None:
+def test_e2e_injects_the_draft_decoy_and_the_echo_fails(mock_report: GenerationReport) -> None:
     atlas = question(mock_report, "e2e", "atlas-launch-date")
-    assert [s["uri"] for s in atlas["sources"]] == [
+    assert [s.uri for s in atlas.sources] == [
         "gno://c0b2/notes/d002.md",
         "gno://c0b2/d001.md",
     ]
-    assert atlas["answers"][0]["correct"] is False
+    assert atlas.answers[0].correct is False
 
 
 def test_a_refusal_golden_with_a_non_empty_retrieval_is_not_declined_by_the_mock(
-    mock_report: dict[str, Any],
+    mock_report: GenerationReport,
 ) -> None:
-    harbor = question(mock_report, "e2e", "harbor-budget-code")["answers"][0]
-    assert (harbor["refused"], harbor["passed"]) == (False, False)
+    harbor = question(mock_report, "e2e", "harbor-budget-code").answers[0]
+    assert (harbor.refused, harbor.passed) == (False, False)
 
 
 def test_e2e_injects_at_most_k_chunks(tiny_fixture_with_goldens: Fixture) -> None:
     report = generate(tiny_fixture_with_goldens, MockModel(), modes=("e2e",), k=1)
-    assert all(len(q["sources"]) <= 1 for q in report["questions"])
+    assert all(len(q.sources) <= 1 for q in report.questions)
 
 
-def test_every_answer_is_repeated(mock_report: dict[str, Any]) -> None:
-    assert {len(q["answers"]) for q in mock_report["questions"]} == {2}
+def test_every_answer_is_repeated(mock_report: GenerationReport) -> None:
+    assert {len(q.answers) for q in mock_report.questions} == {2}
 
 
-def test_decomposition_is_the_difference_of_pass_rates(mock_report: dict[str, Any]) -> None:
-    parts = mock_report["decomposition"]
+def test_decomposition_is_the_difference_of_pass_rates(mock_report: GenerationReport) -> None:
+    parts = mock_report.decomposition.to_json()
     assert parts["oracleMinusE2e"] == pytest.approx(parts["oracle"] - parts["e2e"])
     assert parts["e2eMinusNoretrieval"] == pytest.approx(parts["e2e"] - parts["noretrieval"])
 
@@ -102,8 +98,9 @@ def test_decomposition_is_the_difference_of_pass_rates(mock_report: dict[str, An
 def test_report_is_valid_and_byte_identical_across_runs(tiny_fixture_with_goldens: Fixture) -> None:
     first = generate(tiny_fixture_with_goldens, MockModel(), repeats=2)
     second = generate(tiny_fixture_with_goldens, MockModel(), repeats=2)
-    GenerationReport.model_validate(first)
-    assert canonical_bytes(first) == canonical_bytes(second)
+    written = report_bytes(first)
+    assert GenerationReport.model_validate(json.loads(written)) == first
+    assert written == report_bytes(second)
 
 
 class FlakyModel:
@@ -129,19 +126,18 @@ def test_a_question_that_flips_across_repeats_is_unstable(
     tiny_fixture_with_goldens: Fixture,
 ) -> None:
     report = generate(tiny_fixture_with_goldens, FlakyModel(), modes=("oracle",), repeats=2)
-    assert report["modes"]["oracle"]["unstable"] == ["north-incident"]
-    assert question(report, "oracle", "north-incident")["unstable"] is True
+    assert report.modes["oracle"].unstable == ("north-incident",)
+    assert question(report, "oracle", "north-incident").unstable is True
 
 
 def test_unstable_questions_are_excluded_from_the_summary(
     tiny_fixture_with_goldens: Fixture,
 ) -> None:
-    overall = generate(tiny_fixture_with_goldens, FlakyModel(), modes=("oracle",), repeats=2)[
-        "modes"
-    ]["oracle"]
+    report = generate(tiny_fixture_with_goldens, FlakyModel(), modes=("oracle",), repeats=2)
+    overall = report.modes["oracle"].overall
     # Four stable questions remain; the flaky model declines them all, so only the refusal passes.
-    assert (overall["overall"]["questions"], overall["overall"]["stable"]) == (5, 4)
-    assert overall["overall"]["passRate"] == pytest.approx(0.25)
+    assert (overall.questions, overall.stable) == (5, 4)
+    assert overall.passRate == pytest.approx(0.25)
 
 
 def test_the_context_prompt_puts_turns_before_the_question_and_reference() -> None:
@@ -197,8 +193,8 @@ def test_cli_writes_the_report_and_prints_the_decomposition(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = write_tiny_fixture_with_goldens(tmp_path / "fx")
-    argv = ["generation", "--model", "mock", "--fixture", str(root), "--quiet"]
-    assert main([*argv, "--report", str(tmp_path / "out")]) == 0
+    argv = ["generation", "--model", "mock", "--fixture", str(root)]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "oracle - e2e" in out and "e2e - noretrieval" in out
     report = json.loads((tmp_path / "out" / "generation.json").read_bytes())
@@ -225,8 +221,8 @@ def test_matrix_prints_one_row_per_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = write_tiny_fixture_with_goldens(tmp_path / "fx")
-    argv = ["matrix", "--models", "mock", "--fixture", str(root), "--repeats", "1", "--quiet"]
-    assert main([*argv, "--report", str(tmp_path / "out")]) == 0
+    argv = ["matrix", "--models", "mock", "--fixture", str(root), "--repeats", "1"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 0
     table = capsys.readouterr().out.splitlines()
     assert table[2].split()[:4] == ["model", "oracle", "e2e", "noretrieval"]
     assert table[3].split()[:2] == ["mock", "1.000"]

@@ -33,7 +33,7 @@ from tests.support.processes import group_gone, process_alive
 from tests.support.scripted import OneCallThenAbstain
 
 # These tests read the pids a server writes to files: they check the cleanup of the harness
-# itself, without the sandbox (tests/mcp/test_sandbox.py covers it under bubblewrap).
+# itself, without the sandbox (tests/adapters/test_sandbox.py covers it under bubblewrap).
 pytestmark = [pytest.mark.real_process, pytest.mark.usefixtures("unsandboxed")]
 
 SessionFactory = Callable[..., Any]

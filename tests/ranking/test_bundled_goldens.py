@@ -13,7 +13,7 @@ import pytrec_eval
 from agentic.adapters.lexical_index import first_chunk_end
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.ranking.goldens import Golden, GoldenSet, load_goldens
-from agentic.ranking.report import report_json
+from agentic.ranking.report import build_report
 from agentic.ranking.runner import RankingSettings, run_ranking
 from agentic.ranking.trec import export_files
 from agentic.resources import default_fixture_dir
@@ -94,7 +94,7 @@ def test_ranking_of_the_bundled_goldens_equals_pytrec_eval(
     fixture: Fixture, goldens: GoldenSet, adapter_id: str
 ) -> None:
     k = 3
-    report = report_json(
+    report = build_report(
         run_ranking(
             fixture, goldens, (adapter_id,), RankingSettings(k=k), catalog=builtin_catalog()
         )
@@ -107,14 +107,14 @@ def test_ranking_of_the_bundled_goldens_equals_pytrec_eval(
         run
     )
     compared = 0
-    for query in report["runs"][0]["queries"]:
-        ours = query["metrics"]
-        if ours is None or query["goldenId"] not in theirs:
+    for query in report.runs[0].queries:
+        ours = query.metrics
+        if ours is None or query.goldenId not in theirs:
             continue
-        values = theirs[query["goldenId"]]
-        assert abs(ours["recall"] - values[f"recall_{k}"]) <= 1e-9
-        assert abs(ours["hitRate"] - values[f"success_{k}"]) <= 1e-9
-        assert abs(ours["mrr"] - values["recip_rank"]) <= 1e-9
-        assert abs(ours["ndcg"] - values[f"ndcg_cut_{k}"]) <= 1e-9
+        values = theirs[query.goldenId]
+        assert abs(ours.recall - values[f"recall_{k}"]) <= 1e-9
+        assert abs(ours.hitRate - values[f"success_{k}"]) <= 1e-9
+        assert abs(ours.mrr - values["recip_rank"]) <= 1e-9
+        assert abs(ours.ndcg - values[f"ndcg_cut_{k}"]) <= 1e-9
         compared += 1
     assert compared >= 60

@@ -15,8 +15,9 @@ from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.ranking.goldens import load_goldens
-from agentic.ranking.report import report_json
+from agentic.ranking.report import build_report, report_bytes
 from agentic.ranking.runner import RankingSettings, run_ranking
+from agentic.ranking.schema import RankedQuery, RankingReport
 from agentic.ranking.trec import export_files
 from agentic.runner.catalog import builtin_catalog
 from tests.support.goldens import (
@@ -32,67 +33,69 @@ from tests.support.tiny_fixture import TASK_A
 TOLERANCE = 1e-9
 
 
-def rank(fixture: Fixture, adapters: tuple[str, ...], **settings: Any) -> dict[str, Any]:
+def rank(fixture: Fixture, adapters: tuple[str, ...], **settings: Any) -> RankingReport:
     goldens = load_goldens(fixture)
     run = run_ranking(
         fixture, goldens, adapters, RankingSettings(**settings), catalog=builtin_catalog()
     )
-    return report_json(run)
+    return build_report(run)
 
 
 @pytest.fixture(scope="module")
-def lexical_report(tiny_fixture_with_goldens: Fixture) -> dict[str, Any]:
+def lexical_report(tiny_fixture_with_goldens: Fixture) -> RankingReport:
     return rank(tiny_fixture_with_goldens, ("lexical",))
 
 
-def query(report: dict[str, Any], golden_id: str, run: int = 0) -> dict[str, Any]:
-    found: dict[str, Any] = next(
-        q for q in report["runs"][run]["queries"] if q["goldenId"] == golden_id
-    )
-    return found
+def query(report: RankingReport, golden_id: str, run: int = 0) -> RankedQuery:
+    return next(q for q in report.runs[run].queries if q.goldenId == golden_id)
 
 
-def test_documents_are_in_the_adapter_order(lexical_report: dict[str, Any]) -> None:
+def metrics(report: RankingReport, golden_id: str) -> dict[str, Any]:
+    found = query(report, golden_id).metrics
+    assert found is not None
+    return found.to_json()
+
+
+def test_documents_are_in_the_adapter_order(lexical_report: RankingReport) -> None:
     # BM25 puts the shorter south review first for the bare word "gateway".
-    assert query(lexical_report, "gateway-reviews")["documents"] == [SOUTH, NORTH]
+    assert query(lexical_report, "gateway-reviews").documents == (SOUTH, NORTH)
 
 
-def test_graded_ndcg_of_right_documents_in_the_wrong_order(lexical_report: dict[str, Any]) -> None:
-    metrics = query(lexical_report, "gateway-reviews")["metrics"]
+def test_graded_ndcg_of_right_documents_in_the_wrong_order(lexical_report: RankingReport) -> None:
+    found = metrics(lexical_report, "gateway-reviews")
     expected = (1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3))
-    assert metrics["recall"] == 1.0
-    assert metrics["mrr"] == 1.0
-    assert metrics["ndcg"] == pytest.approx(expected, abs=TOLERANCE)
+    assert found["recall"] == 1.0
+    assert found["mrr"] == 1.0
+    assert found["ndcg"] == pytest.approx(expected, abs=TOLERANCE)
 
 
 def test_multi_turn_raw_final_message_reports_the_honest_floor(
-    lexical_report: dict[str, Any],
+    lexical_report: RankingReport,
 ) -> None:
-    followup = query(lexical_report, "atlas-owner-followup")
-    assert followup["documents"] == []
-    assert followup["metrics"]["recall"] == 0.0
+    assert query(lexical_report, "atlas-owner-followup").documents == ()
+    assert metrics(lexical_report, "atlas-owner-followup")["recall"] == 0.0
 
 
-def test_refusal_goldens_count_towards_non_empty_rate_only(lexical_report: dict[str, Any]) -> None:
-    overall = lexical_report["runs"][0]["overall"]
-    assert query(lexical_report, "harbor-budget-code")["metrics"] is None
-    assert (overall["queries"], overall["refusalQueries"]) == (4, 1)
-    assert overall["nonEmptyRate"] == 1.0
+def test_refusal_goldens_count_towards_non_empty_rate_only(lexical_report: RankingReport) -> None:
+    overall = lexical_report.runs[0].overall
+    assert query(lexical_report, "harbor-budget-code").metrics is None
+    assert (overall.queries, overall.refusalQueries) == (4, 1)
+    assert overall.nonEmptyRate == 1.0
 
 
-def test_per_tag_summary_covers_only_goldens_with_the_tag(lexical_report: dict[str, Any]) -> None:
-    by_tag = lexical_report["runs"][0]["byTag"]
-    assert by_tag["multi-turn"]["queries"] == 1
-    assert by_tag["multi-turn"]["recall"] == 0.0
-    assert by_tag["out-of-corpus"]["queries"] == 0
-    assert by_tag["out-of-corpus"]["recall"] is None
+def test_per_tag_summary_covers_only_goldens_with_the_tag(lexical_report: RankingReport) -> None:
+    by_tag = lexical_report.runs[0].byTag
+    assert by_tag["multi-turn"].queries == 1
+    assert by_tag["multi-turn"].recall == 0.0
+    assert by_tag["out-of-corpus"].queries == 0
+    assert by_tag["out-of-corpus"].recall is None
 
 
 def test_search_arguments_carry_k_collection_and_threshold(
     tiny_fixture_with_goldens: Fixture,
 ) -> None:
     report = rank(tiny_fixture_with_goldens, ("lexical",), k=3, threshold=0.5)
-    assert query(report, "atlas-launch-date")["arguments"] == {
+    assert query(report, "atlas-launch-date").arguments == {
         "query": "Atlas launch date",
         "limit": 3,
         "collection": "c0b2",
@@ -103,7 +106,7 @@ def test_search_arguments_carry_k_collection_and_threshold(
 def test_threshold_drops_low_scoring_results(tiny_fixture_with_goldens: Fixture) -> None:
     # Min-max normalization gives the weaker of two hits score 0.
     report = rank(tiny_fixture_with_goldens, ("lexical",), threshold=0.5)
-    assert query(report, "gateway-reviews")["documents"] == [SOUTH]
+    assert query(report, "gateway-reviews").documents == (SOUTH,)
 
 
 def test_search_error_counts_as_a_miss_and_is_recorded(tmp_path: Path) -> None:
@@ -111,17 +114,16 @@ def test_search_error_counts_as_a_miss_and_is_recorded(tmp_path: Path) -> None:
     bad = golden("unbalanced", TASK_A, searchQuery='"gateway', relevantDocIds=[NORTH])
     write_goldens(root, [bad], name="zz-extra.jsonl")
     report = rank(load_fixture(root), ("lexical",))
-    failed = query(report, "unbalanced")
-    assert failed["errorCode"] == "invalid_search_query"
-    assert failed["metrics"]["recall"] == 0.0
-    assert report["runs"][0]["overall"]["errors"] == 1
+    assert query(report, "unbalanced").errorCode == "invalid_search_query"
+    assert metrics(report, "unbalanced")["recall"] == 0.0
+    assert report.runs[0].overall.errors == 1
 
 
 def test_ablation_runs_each_adapter_twice_with_switches_off(
     tiny_fixture_with_goldens: Fixture,
 ) -> None:
     report = rank(tiny_fixture_with_goldens, ("lexical",), ablate=True)
-    assert [(r["variant"], r["switches"]) for r in report["runs"]] == [
+    assert [(r.variant, r.switches) for r in report.runs] == [
         ("default", {}),
         ("ablated", {"expand": False, "rerank": False}),
     ]
@@ -149,14 +151,14 @@ def test_exported_trec_files_give_pytrec_eval_our_metrics(
         {f"recall.{k}", f"success.{k}", f"ndcg_cut.{k}", "recip_rank"},
     )
     checked = 0
-    for item in report["runs"][0]["queries"]:
-        ours = item["metrics"]
-        if ours is None:
+    for item in report.runs[0].queries:
+        if item.metrics is None:
             continue
-        if item["goldenId"] not in theirs:  # nothing retrieved: trec_eval skips the query
+        ours = item.metrics.to_json()
+        if item.goldenId not in theirs:  # nothing retrieved: trec_eval skips the query
             assert ours == {"recall": 0, "hitRate": 0, "mrr": 0, "ndcg": 0, "precision": 0}
             continue
-        values = theirs[item["goldenId"]]
+        values = theirs[item.goldenId]
         assert abs(ours["recall"] - values[f"recall_{k}"]) <= TOLERANCE
         assert abs(ours["hitRate"] - values[f"success_{k}"]) <= TOLERANCE
         assert abs(ours["mrr"] - values["recip_rank"]) <= TOLERANCE
@@ -165,7 +167,7 @@ def test_exported_trec_files_give_pytrec_eval_our_metrics(
     assert checked >= 3
 
 
-def test_trec_run_lines_have_strictly_decreasing_scores(lexical_report: dict[str, Any]) -> None:
+def test_trec_run_lines_have_strictly_decreasing_scores(lexical_report: RankingReport) -> None:
     lines = export_files(lexical_report)["run.lexical.default.trec"].splitlines()
     gateway = [line.split() for line in lines if line.startswith("gateway-reviews ")]
     assert gateway == [
@@ -174,14 +176,14 @@ def test_trec_run_lines_have_strictly_decreasing_scores(lexical_report: dict[str
     ]
 
 
-def test_qrels_list_grades_of_answerable_goldens_only(lexical_report: dict[str, Any]) -> None:
+def test_qrels_list_grades_of_answerable_goldens_only(lexical_report: RankingReport) -> None:
     qrels = export_files(lexical_report)["qrels.trec"]
     assert f"gateway-reviews 0 {NORTH} 2\n" in qrels
     assert "harbor-budget-code" not in qrels
 
 
-def test_report_is_canonical_json(lexical_report: dict[str, Any]) -> None:
-    data = canonical_bytes(lexical_report)
+def test_report_is_canonical_json(lexical_report: RankingReport) -> None:
+    data = report_bytes(lexical_report)
     assert canonical_bytes(json.loads(data)) == data
 
 
@@ -192,7 +194,7 @@ def test_two_cli_runs_write_byte_identical_reports(
     outputs = []
     for name in ("first", "second"):
         argv = ["ranking", "--fixture", str(root), "--adapter", "lexical,capsule"]
-        argv += ["--ablate", "--verbose", "--quiet", "--report", str(tmp_path / name)]
+        argv += ["--ablate", "--verbose", "--out", str(tmp_path / name)]
         assert main(argv) == 0
         outputs.append(capsys.readouterr().out)
     first = {p.name: p.read_bytes() for p in sorted((tmp_path / "first").iterdir())}
@@ -214,7 +216,7 @@ def test_cli_verbose_shows_misses_with_what_was_retrieved(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = write_tiny_fixture_with_goldens(tmp_path / "fx")
-    argv = ["ranking", "--fixture", str(root), "--adapter", "lexical", "--verbose", "--quiet"]
+    argv = ["ranking", "--fixture", str(root), "--adapter", "lexical", "--verbose"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "MISS atlas-owner-followup [multi-turn]" in out
@@ -226,7 +228,7 @@ def test_cli_tag_filter_ranks_only_tagged_goldens(
 ) -> None:
     root = write_tiny_fixture_with_goldens(tmp_path / "fx")
     argv = ["ranking", "--fixture", str(root), "--adapter", "lexical", "--tag", "multi-hop"]
-    assert main([*argv, "--quiet", "--report", str(tmp_path / "out")]) == 0
+    assert main([*argv, "--quiet", "--out", str(tmp_path / "out")]) == 0
     report = json.loads((tmp_path / "out" / "ranking.json").read_bytes())
     assert [q["goldenId"] for q in report["runs"][0]["queries"]] == ["gateway-reviews"]
     assert report["settings"]["tags"] == ["multi-hop"]
@@ -240,6 +242,6 @@ def test_cli_refuses_to_rank_the_oracle_ceiling(
     assert "invalid_adapter_schedule" in capsys.readouterr().err
 
 
-def test_goldens_are_all_ranked(lexical_report: dict[str, Any]) -> None:
-    ranked = [q["goldenId"] for q in lexical_report["runs"][0]["queries"]]
+def test_goldens_are_all_ranked(lexical_report: RankingReport) -> None:
+    ranked = [q.goldenId for q in lexical_report.runs[0].queries]
     assert ranked == sorted(g["id"] for g in tiny_goldens())

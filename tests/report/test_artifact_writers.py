@@ -96,7 +96,7 @@ def _ranking(fixture: Fixture, report: Path) -> list[str]:
         str(fixture.root),
         "--adapter",
         "lexical",
-        "--report",
+        "--out",
         str(report),
         "--quiet",
     ]

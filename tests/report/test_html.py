@@ -150,3 +150,25 @@ def test_the_pages_policy_allows_its_one_script_by_hash_and_no_inline_script(pag
     digest = base64.b64encode(hashlib.sha256(html.unescape(scripts[0]).encode()).digest()).decode()
     assert f"script-src 'sha256-{digest}'" in policy.group(1)
     assert "'unsafe-inline'" not in policy.group(1).split("script-src", 1)[1].split(";")[0]
+
+
+def test_with_the_fixture_the_summary_has_the_attribution_table(page: str) -> None:
+    assert 'id="attribution-table"' in page and "evidence delivered [95% Wilson]" in page
+
+
+def test_each_failed_pair_names_its_cause_and_a_passing_pair_none(
+    report: BenchmarkReport, facts: dict[str, TaskFacts]
+) -> None:
+    pairs = [p for t in build_page(report, facts).tasks for p in t.pairs]
+    assert {p.cause for p in pairs if p.success} == {None}
+    assert {p.cause for p in pairs if not p.success} == {"retrieval", "model"}
+
+
+def test_a_failed_pairs_cause_is_written_in_its_summary(page: str) -> None:
+    assert '<span class="ko">FAIL</span> <span class="bad">retrieval</span>' in page
+
+
+def test_without_the_fixture_the_page_attributes_nothing(report: BenchmarkReport) -> None:
+    page = build_page(report, None)
+    assert page.attribution_rows == ()
+    assert {p.cause for t in page.tasks for p in t.pairs} == {None}

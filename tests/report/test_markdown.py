@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, ScoreRecord
 from agentic.fixture.loader import Fixture
 from agentic.lane import LaneRequest, execute_lane
 from agentic.report.markdown import render_markdown
+from agentic.scoring.task_facts import TaskFacts, task_facts
 from tests.support.tiny_fixture import TASK_A, TASK_IDS
 
 
@@ -20,6 +22,11 @@ def report(tiny_fixture: Fixture) -> BenchmarkReport:
         promote=("capsule", "lexical"),
     )
     return execute_lane(request).report
+
+
+@pytest.fixture(scope="module")
+def facts(tiny_fixture: Fixture) -> dict[str, TaskFacts]:
+    return task_facts(tiny_fixture)
 
 
 def section(markdown: str, heading: str) -> list[str]:
@@ -132,3 +139,82 @@ def test_the_promotion_section_adds_an_informational_uncertainty_line(
     (line,) = [line for line in lines if line.startswith("Uncertainty")]
     assert "not part of the verdict" in line and "exact McNemar p=" in line
     assert f"/{promotion.pairCount} [" in line
+
+
+# --- attribution ------------------------------------------------------------------------------
+
+
+def headings(markdown: str) -> list[str]:
+    return [line for line in markdown.splitlines() if line.startswith("## ")]
+
+
+def undelivered(report: BenchmarkReport, task: str, adapter: str) -> BenchmarkReport:
+    """``report`` with no call of ``adapter``'s ``task`` pairs delivered to the agent."""
+
+    def edit(receipt: TrajectoryReceipt) -> TrajectoryReceipt:
+        canon = receipt.canonical
+        if (canon.taskId, canon.adapterId) != (task, adapter):
+            return receipt
+        calls = tuple(c.model_copy(update={"deliveredToAgent": False}) for c in canon.calls)
+        return receipt.model_copy(update={"canonical": canon.model_copy(update={"calls": calls})})
+
+    return report.model_copy(update={"receipts": tuple(edit(r) for r in report.receipts)})
+
+
+def test_without_fixture_facts_report_md_has_no_attribution_section(
+    report: BenchmarkReport,
+) -> None:
+    assert "## Attribution" not in headings(render_markdown(report))
+
+
+def test_with_fixture_facts_the_attribution_section_follows_the_cohort_table(
+    report: BenchmarkReport, facts: dict[str, TaskFacts]
+) -> None:
+    found = headings(render_markdown(report, facts=facts))
+    assert found.index("## Attribution") == found.index("## Cohort accounting") + 1
+
+
+def test_the_attribution_table_has_a_row_per_cohort_over_answer_bearing_tasks(
+    report: BenchmarkReport, facts: dict[str, TaskFacts]
+) -> None:
+    lines = section(render_markdown(report, facts=facts), "Attribution")
+    header = lines[1]
+    rows = [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[3:7]]
+    assert "evidence delivered [95% Wilson]" in header
+    assert [tuple(row[:2]) for row in rows] == [
+        ("capsule", "cold"),
+        ("capsule", "warm"),
+        ("lexical", "cold"),
+        ("lexical", "warm"),
+    ]
+    # Three tasks scored per cohort; the abstention task (t0000c03) bears no answer.
+    assert {(row[2], row[3]) for row in rows} == {("3", "2")}
+
+
+def test_the_attribution_section_tests_each_two_adapters_per_lifecycle(
+    report: BenchmarkReport, facts: dict[str, TaskFacts]
+) -> None:
+    lines = section(render_markdown(report, facts=facts), "Attribution")
+    tests = [line for line in lines if line.startswith("- ")]
+    assert [t.split(":")[0] for t in tests] == [
+        "- cold, capsule vs lexical",
+        "- warm, capsule vs lexical",
+    ]
+    assert all("evidence delivered: " in t and "; success: " in t for t in tests)
+
+
+def test_a_failed_cell_with_the_evidence_delivered_names_the_model(
+    report: BenchmarkReport, facts: dict[str, TaskFacts]
+) -> None:
+    # capsule passes TASK_A, so its required evidence reached the agent.
+    edited = failed_everywhere(report, TASK_A)
+    cell = grid_row(render_markdown(edited, facts=facts), TASK_A)[1]
+    assert cell.startswith("FAIL model unnecessaryRead · ")
+
+
+def test_a_failed_cell_without_the_evidence_delivered_names_retrieval(
+    report: BenchmarkReport, facts: dict[str, TaskFacts]
+) -> None:
+    edited = undelivered(failed_everywhere(report, TASK_A), TASK_A, "capsule")
+    cell = grid_row(render_markdown(edited, facts=facts), TASK_A)[1]
+    assert cell.startswith("FAIL retrieval unnecessaryRead · ")

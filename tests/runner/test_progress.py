@@ -166,12 +166,12 @@ def _run_lane(fixture: Path, out: Path, *extra: str) -> list[str]:
     return [*argv, "--promote", "none", "--out", str(out), *extra]
 
 
-def test_a_lane_prints_cohort_lines_and_nothing_with_quiet(
+def test_a_lane_prints_cohort_lines_and_nothing_at_all_with_quiet(
     tiny_fixture_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(_run_lane(tiny_fixture_dir, tmp_path / "quiet", "--quiet")) == 0
     quiet = capsys.readouterr()
-    assert quiet.err == ""
+    assert (quiet.out, quiet.err) == ("", "")
 
     assert main(_run_lane(tiny_fixture_dir, tmp_path / "loud")) == 0
     loud = capsys.readouterr()

@@ -77,7 +77,7 @@ def server_importable() -> bool:
 def server_command(
     model_path: Path,
     *,
-    chat_format: str,
+    chat_format: str | None,
     n_ctx: int,
     threads: int,
     port: int,
@@ -95,8 +95,6 @@ def server_command(
         HOST,
         "--port",
         str(port),
-        "--chat_format",
-        chat_format,
         "--n_ctx",
         str(n_ctx),
         "--n_threads",
@@ -108,6 +106,9 @@ def server_command(
         "--use_mlock",
         "False",
     ]
+    # None: the model's own chat template from its GGUF (tools rendered as the model was taught).
+    if chat_format is not None:
+        command += ["--chat_format", chat_format]
     if n_batch is not None:
         command += ["--n_batch", str(n_batch), "--n_ubatch", str(n_batch)]
     if model_alias is not None:
@@ -205,7 +206,7 @@ def _wait_ready(server: RunningServer, deadline: float) -> None:
 def start_server(
     model_path: Path,
     *,
-    chat_format: str,
+    chat_format: str | None,
     n_ctx: int,
     threads: int,
     port: int | None = None,

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from agentic.agents.chat_config import load_agent_config
 from agentic.agents.llm_cache import unused_entries, used_keys
-from agentic.agents.openai_chat import load_agent_config
 from agentic.lane.journal import PAIRS, journal_folder
 from agentic.model_parts import load_parts_lock
 from agentic.runner.catalog import builtin_catalog
@@ -54,12 +54,14 @@ class Recording:
     chat format and context (the config's context budget must fit it)."""
 
     lock: str
-    chat_format: str
+    chat_format: str | None
     n_ctx: int
     server_args: tuple[str, ...] = LEAN_SERVER
 
 
+# chat_format None: the model's own template from its GGUF (the rendered protocol's tools).
 RECORDINGS = {
+    "qwen-bundled": Recording(lock="qwen-coder", chat_format=None, n_ctx=8192),
     "qwen-sqlite": Recording(lock="qwen-coder", chat_format="chatml-function-calling", n_ctx=16384),
 }
 

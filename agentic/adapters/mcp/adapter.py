@@ -47,7 +47,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -68,8 +68,11 @@ from agentic.adapters.mcp.client import (
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.mcp.profile import (
     CallScope,
+    FanOut,
     McpProfile,
+    NextPage,
     ParseInput,
+    Plan,
     RawResource,
     RawResult,
 )
@@ -405,6 +408,22 @@ def _remove_run_root(run_root: Path) -> None:
     shutil.rmtree(_door(run_root), ignore_errors=True)
 
 
+def _pages(
+    call: Callable[[JsonObject], RawResult],
+    next_page: NextPage | None,
+    arguments: JsonObject,
+    scope: CallScope,
+    first: JsonObject,
+) -> list[RawResult]:
+    """One planned call's replies: its first page, then each next one ``next_page`` asks for."""
+    pages = [call(first)]
+    following = None if next_page is None else next_page(arguments, scope, first, pages)
+    while following is not None and next_page is not None:
+        pages.append(call(following))
+        following = next_page(arguments, scope, first, pages)
+    return pages
+
+
 class McpSession:
     """One attached product process serving one task at a time."""
 
@@ -427,6 +446,7 @@ class McpSession:
         self._pending_startup_ms: float | None = connection.startup_ms
         self._scope: CallScope | None = None
         self._closed = False
+        self._last_replies: tuple[RawResult, ...] = ()
 
     @property
     def pid(self) -> int | None:
@@ -443,6 +463,13 @@ class McpSession:
 
     def list_tools(self) -> list[JsonObject]:
         return tool_definitions()
+
+    @property
+    def last_replies(self) -> tuple[RawResult, ...]:
+        """The product's replies (secrets scrubbed) to the last call that reached it, as the
+        parser read them: what ``catalog --check`` quotes when a mapping read nothing of them.
+        Empty before any such call, or after a call the kit answered itself."""
+        return self._last_replies
 
     def reset(self, task: AgentTask, *, readiness_probe: bool, timeout_s: float) -> ResetInfo:
         with secrets_removed(self._profile.secrets):
@@ -484,28 +511,33 @@ class McpSession:
 
     def _call(self, tool_name: str, arguments: JsonObject, timeout_s: float) -> CallOutcome:
         self._require_open()
+        self._last_replies = ()
         check_tool_call(tool_name, arguments)
         scope = self._scope
         if scope is None:
             raise AdapterCallError("adapter_not_reset", "product_error", "call before reset")
+        kit_tool = self._profile.kit_tools.get(tool_name)
+        if kit_tool is not None:
+            return kit_tool(arguments, scope)
         binding = self._profile.binding(tool_name)
         if binding is None:
             raise AdapterCallError("disallowed_tool", "agent_error", f"{tool_name} is not mapped")
         product_arguments = binding.map_arguments(arguments, scope)
-        split = binding.fan_out.split(arguments, scope) if binding.fan_out else None
+        fan_out = binding.fan_out
+        plan = fan_out.split(arguments, scope) if fan_out is not None else None
         parts: tuple[RawResult, ...] = ()
-        if binding.fan_out is None or split is None:
+        ranked: tuple[tuple[RawResult, ...], ...] = ()
+        if fan_out is None or plan is None:
             raw = self._product_call(binding.product, product_arguments, timeout_s)
         else:
-            # One deadline for the whole contract call, however many product calls it takes.
-            deadline = time.monotonic() + timeout_s
-            parts = tuple(
-                self._product_call(binding.product, part, max(deadline - time.monotonic(), 0.001))
-                for part in split
+            ranked = self._planned(
+                binding.product, fan_out, arguments, scope, plan, timeout_s=timeout_s
             )
-            merge = binding.fan_out.merge
+            parts = tuple(reply for ranking in ranked for reply in ranking)
+            merge = fan_out.merge
             raw = merge(parts) if merge is not None else parts[0]
-            parts = () if merge is not None else parts
+            parts, ranked = ((), ()) if merge is not None else (parts, ranked)
+        self._last_replies = parts or (raw,)
         parse_input = ParseInput(
             tool=tool_name,
             arguments=arguments,
@@ -513,8 +545,36 @@ class McpSession:
             scope=scope,
             raw=raw,
             parts=parts,
+            ranked=ranked,
         )
         return self._profile.parse(parse_input)
+
+    def _planned(
+        self,
+        product: str,
+        fan_out: FanOut,
+        arguments: JsonObject,
+        scope: CallScope,
+        plan: Plan,
+        *,
+        timeout_s: float,
+    ) -> tuple[tuple[RawResult, ...], ...]:
+        """Every planned call's replies, by ranking, each call followed by its further pages."""
+        # One deadline for the whole contract call, however many product calls it takes.
+        deadline = time.monotonic() + timeout_s
+
+        def call(product_arguments: JsonObject) -> RawResult:
+            remaining = max(deadline - time.monotonic(), 0.001)
+            return self._product_call(product, product_arguments, remaining)
+
+        return tuple(
+            tuple(
+                reply
+                for first in ranking
+                for reply in _pages(call, fan_out.next_page, arguments, scope, first)
+            )
+            for ranking in plan
+        )
 
     def _product_call(self, tool: str, arguments: JsonObject, timeout_s: float) -> RawResult:
         try:

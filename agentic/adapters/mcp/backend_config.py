@@ -29,7 +29,11 @@ copy is theirs to change, and evidence still comes from the verified snapshot al
 Results are read per tool (``[tools.<tool>.results]``, else the top-level ``[results]``); the
 shapes, the id mapping (``[ids]``), fixed arguments, transforms and the readiness pattern
 (``[ready]``) are described in docs/backends.md; ``replies.py`` reads each shape, ``server_ids.py``
-maps ids and ``configured.py`` applies fixed arguments and transforms.
+maps ids and ``configured.py`` applies fixed arguments and transforms. ``reads = "snapshot"``
+makes a search-only server's reads the kit's (``snapshot_reads.py``); ``reflowed = true`` in a
+tool's results places reflowed snippets (``reflow.py``). A search's ``query_split`` and
+``query_syntax`` say how the agent's query reaches the server (``query_forms.py``), its
+``paging`` how the kit pages it (``paging.py``).
 
 Secrets: ``secret_env = ["NAME", ...]`` marks ``env`` entries whose values are secrets (a token
 the server needs). Each must name an ``env`` key, and its value must be a literal (no braces, so
@@ -91,6 +95,11 @@ def _optional() -> Any:
 
 
 Transform = Literal["regex_escape", "inclusive_end"]
+# A query language whose operators the agent's text is escaped for (``query_forms.py``).
+QuerySyntax = Literal["fts5", "lucene", "plain"]
+# Pages one paged search call asks for: by default, and at most (``paging.py``).
+DEFAULT_PAGES = 5
+MAX_PAGES = 20
 # Which transform may rewrite which contract argument (applied in ``configured.py``).
 TRANSFORMS: dict[str, frozenset[str]] = {
     "query": frozenset({"regex_escape"}),
@@ -98,17 +107,29 @@ TRANSFORMS: dict[str, frozenset[str]] = {
 }
 FixedValue = Annotated[str, Field(max_length=1000)] | int | float | bool
 Pattern = Annotated[str, Field(min_length=1, max_length=2000)]
-# Named groups a ``lines`` pattern may hold; ``text`` is required.
-LINE_GROUPS = frozenset({"uri", "line", "text"})
+# Named groups a ``lines`` pattern may hold; ``text`` is required. ``lines`` is a range in one
+# string (``4-11``, ``L4-L11``, ``4:11``), read as first and last line.
+LINE_GROUPS = frozenset({"uri", "line", "lines", "text"})
+# How a server counts lines, when not as the snapshot does: ``front_matter``, after the
+# document's front matter (which it stripped); an integer, that many lines after the snapshot.
+LineOffset = Literal["front_matter"] | Annotated[int, Field(ge=-10_000, le=10_000)]
 
 
 class FieldMap(_Closed):
-    """Where a ``records`` result keeps each part of a hit (dotted paths into one record)."""
+    """Where a ``records`` result keeps each part of a hit (dotted paths into one record).
+    ``lines`` holds a range in one string (``"4-11"``), instead of ``line`` and ``end``."""
 
-    uri: Name
+    uri: Name | None = _optional()
     line: Name | None = _optional()
     end: Name | None = _optional()
+    lines: Name | None = _optional()
     text: Name | None = _optional()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FieldMap:
+        if self.lines is not None and (self.line is not None or self.end is not None):
+            raise ValueError("fields.lines is a whole range: map it or line/end, not both")
+        return self
 
 
 class ResultReading(_Closed):
@@ -120,30 +141,73 @@ class ResultReading(_Closed):
     pattern: Pattern | None = _optional()
     empty: Pattern | None = _optional()
     error: Pattern | None = _optional()
+    line_offset: LineOffset | None = _optional()
+    # The server's id composed of several parts: ``{collection}/{path}`` names groups of a
+    # ``lines`` pattern, or dotted paths into a record (``{repo}/{file.path}``).
+    id_template: Annotated[str, Field(min_length=1, max_length=500)] | None = _optional()
+    # True: the server's text is reflowed (whitespace runs made one space, lines joined, ends
+    # cut mid-line); what ``align.py`` leaves unmatched is then placed by ``reflow.py``.
+    reflowed: bool | None = _optional()
 
     @model_validator(mode="after")
     def _consistent(self) -> ResultReading:
         for key in ("pattern", "empty", "error"):
             _compile(key, getattr(self, key))
+        if self.reflowed is not None and self.shape in ("hits", "resources"):
+            raise ValueError("'reflowed' is for shapes 'records', 'lines' and 'document'")
         if (self.fields is not None) != (self.shape == "records"):
             raise ValueError("'fields' is required by shape 'records' and only by it")
         if self.path is not None and self.shape not in ("records", "document"):
             raise ValueError("'path' is for shapes 'records' and 'document'")
         if (self.pattern is not None) != (self.shape == "lines"):
             raise ValueError("'pattern' is required by shape 'lines' and only by it")
+        if self.line_offset is not None and self.shape not in ("records", "lines"):
+            raise ValueError("'line_offset' is for shapes 'records' and 'lines'")
+        self._check_id_template()
         if self.pattern is not None:
-            groups = set(re.compile(self.pattern).groupindex)
-            if "text" not in groups or groups - LINE_GROUPS:
-                raise ValueError(
-                    "pattern must name a group 'text' and no others than 'uri', 'line', 'text'"
-                )
+            self._check_groups()
+        if self.fields is not None and (self.fields.uri is None) == (self.id_template is None):
+            raise ValueError("records name their document by fields.uri or id_template: one")
         return self
+
+    def _check_id_template(self) -> None:
+        if self.id_template is None:
+            return
+        if self.shape not in ("records", "lines"):
+            raise ValueError("'id_template' is for shapes 'records' and 'lines'")
+        if not self.template_parts or "" in self.template_parts:
+            raise ValueError("id_template must name its parts: '{collection}/{path}'")
+        if _placeholders("id_template", self.id_template) != [
+            (name, False) for name in self.template_parts
+        ]:
+            raise ValueError("id_template: write each {part} alone, with no conversion or spec")
+
+    def _check_groups(self) -> None:
+        groups = set(re.compile(self.pattern or "").groupindex)
+        parts = set(self.template_parts)
+        if "text" not in groups or groups - LINE_GROUPS - parts:
+            raise ValueError(
+                "pattern must name a group 'text' and no others than 'uri', 'line', 'lines', "
+                "'text' and the parts of id_template"
+            )
+        if {"line", "lines"} <= groups:
+            raise ValueError("pattern names 'line' and 'lines': a line or a range, not both")
+        if parts and ("uri" in groups or not parts <= groups):
+            raise ValueError("with id_template, the pattern names its parts and no 'uri' group")
+
+    @property
+    def template_parts(self) -> tuple[str, ...]:
+        """The part names of ``id_template`` (empty without one)."""
+        if self.id_template is None:
+            return ()
+        return tuple(name for name, _ in _placeholders("id_template", self.id_template))
 
     @property
     def names_documents(self) -> bool:
         """Whether a reply says which document each result is (else it is the one asked for)."""
         if self.shape == "lines":
-            return "uri" in re.compile(self.pattern or "").groupindex
+            groups = re.compile(self.pattern or "").groupindex
+            return "uri" in groups or self.id_template is not None
         return self.shape != "document"
 
 
@@ -154,25 +218,6 @@ def _compile(key: str, pattern: str | None) -> None:
         re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"{key}: not a regular expression: {exc}") from None
-
-
-class ToolMapping(_Closed):
-    name: Name
-    arguments: dict[str, Name] = Field(default_factory=dict)
-    fixed: dict[Name, FixedValue] | None = _optional()
-    transforms: dict[str, Transform] | None = _optional()
-    results: ResultReading | None = _optional()
-
-
-class ToolMappings(_Closed):
-    search: ToolMapping
-    get: ToolMapping | None = None
-    multi_get: ToolMapping | None = None
-
-    def bound(self) -> dict[str, ToolMapping]:
-        """Contract tool -> mapping, for the tools the server has."""
-        found = {"search": self.search, "get": self.get, "multi_get": self.multi_get}
-        return {tool: mapping for tool, mapping in found.items() if mapping is not None}
 
 
 class IdMapping(_Closed):
@@ -195,6 +240,80 @@ class IdMapping(_Closed):
         if set(_fields("ids.prefix", self.prefix)) - {"corpus"}:
             raise ValueError("ids.prefix may hold only the {corpus} placeholder")
         return self
+
+
+class Paging(_Closed):
+    """A search that pages (``paging.py``): the server's argument for how many results to skip
+    (``offset``, sent 0 then the count received) or for a page number (``page``, sent
+    ``first_page`` then one more per page), and at most how many pages one call asks for."""
+
+    offset: Name | None = None
+    page: Name | None = None
+    first_page: Annotated[int, Field(ge=0, le=1)] | None = _optional()
+    max_pages: Annotated[int, Field(ge=1, le=MAX_PAGES)] = DEFAULT_PAGES
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Paging:
+        if (self.offset is None) == (self.page is None):
+            raise ValueError("paging names the server's 'offset' or its 'page' argument: one")
+        if self.first_page is not None and self.page is None:
+            raise ValueError("paging.first_page is for a 'page' argument")
+        return self
+
+    @property
+    def argument(self) -> str:
+        """The server argument that says which page."""
+        found = self.offset or self.page
+        assert found is not None, "validated: offset or page"
+        return found
+
+    @property
+    def start(self) -> int:
+        """What the first page sends: offset 0, or the first page's number (1 unless said)."""
+        if self.offset is not None:
+            return 0
+        return 1 if self.first_page is None else self.first_page
+
+
+class ToolMapping(_Closed):
+    name: Name
+    arguments: dict[str, Name] = Field(default_factory=dict)
+    fixed: dict[Name, FixedValue] | None = _optional()
+    transforms: dict[str, Transform] | None = _optional()
+    results: ResultReading | None = _optional()
+    # How this tool names documents, when not as the top-level ``[ids]`` says (a server whose
+    # search returns permalinks and whose read takes paths).
+    ids: IdMapping | None = _optional()
+    # Search only (``query_forms.py``): "words" asks once per word of the agent's query (a
+    # server that matches the whole query as one string), the rankings merged round-robin.
+    query_split: Literal["whole", "words"] | None = _optional()
+    # Search only: the agent's text escaped so the server's query operators are literal.
+    query_syntax: QuerySyntax | None = _optional()
+    # Search only: the kit pages until the agent's limit of in-scope hits (``paging.py``).
+    paging: Paging | None = _optional()
+
+    @property
+    def merges_rankings(self) -> bool:
+        """Whether several replies of one search are merged round-robin and de-duplicated (a
+        split query, or pages), rather than concatenated as they came."""
+        return self.query_split == "words" or self.paging is not None
+
+    @property
+    def server_arguments(self) -> tuple[str, ...]:
+        """Every server argument the kit sends: mapped, fixed, and the paging one."""
+        paged = () if self.paging is None else (self.paging.argument,)
+        return (*self.arguments.values(), *(self.fixed or {}), *paged)
+
+
+class ToolMappings(_Closed):
+    search: ToolMapping
+    get: ToolMapping | None = None
+    multi_get: ToolMapping | None = None
+
+    def bound(self) -> dict[str, ToolMapping]:
+        """Contract tool -> mapping, for the tools the server has."""
+        found = {"search": self.search, "get": self.get, "multi_get": self.multi_get}
+        return {tool: mapping for tool, mapping in found.items() if mapping is not None}
 
 
 class Readiness(_Closed):
@@ -233,6 +352,9 @@ class BackendConfig(_Closed):
     stdout_text: Literal["fatal", "skip"] | None = _optional()
     ids: IdMapping | None = _optional()
     ready: Readiness | None = _optional()
+    # "snapshot": a search-only server; the kit answers ``get`` and ``multi_get`` itself from
+    # the verified snapshot (``snapshot_reads.py``), so the config maps neither.
+    reads: Literal["server", "snapshot"] | None = _optional()
     tools: ToolMappings
     results: ResultReading | None = None
 
@@ -241,8 +363,18 @@ class BackendConfig(_Closed):
         return self.corpus or "snapshot"
 
     @property
+    def reads_from_snapshot(self) -> bool:
+        return self.reads == "snapshot"
+
+    @property
     def id_mapping(self) -> IdMapping:
         return self.ids or IdMapping()
+
+    def ids_of(self, tool: str) -> IdMapping:
+        """How the contract tool ``tool`` names documents: its own ``ids``, else ``[ids]``."""
+        mapping = self.tools.bound().get(tool)
+        own = None if mapping is None else mapping.ids
+        return own or self.id_mapping
 
     def reading(self, tool: str) -> ResultReading:
         """How the server's replies to the contract tool ``tool`` are read."""
@@ -261,6 +393,11 @@ class BackendConfig(_Closed):
             raise ValueError("an http backend needs 'url'")
         if self.url is not None and not self.url.startswith(("http://", "https://")):
             raise ValueError(f"url {self.url!r} is not http:// or https://")
+        if self.reads_from_snapshot and (self.tools.get or self.tools.multi_get):
+            raise ValueError(
+                "reads = 'snapshot' answers get and multi_get from the snapshot: "
+                "map neither tools.get nor tools.multi_get"
+            )
         for tool, mapping in self.tools.bound().items():
             _check_mapping(tool, mapping, self.results)
             unknown = sorted(set(mapping.arguments) - TOOL_ARGUMENTS[tool])
@@ -330,12 +467,31 @@ def _check_mapping(tool: str, mapping: ToolMapping, default: ResultReading | Non
     for name in mapping.fixed or {}:
         if name in mapping.arguments.values():
             raise ValueError(f"{where}.fixed sets {name!r}, which an argument is mapped to")
-    _check_names(where, [*mapping.arguments.values(), *(mapping.fixed or {})])
+    sent = list(mapping.server_arguments)
+    if len(set(sent)) != len(sent):
+        raise ValueError(f"{where}: paging's argument is also mapped or fixed")
+    _check_names(where, sent)
+    _check_query_form(where, tool, mapping, reading)
     for argument, transform in (mapping.transforms or {}).items():
         if transform not in TRANSFORMS.get(argument, frozenset()):
             raise ValueError(f"{where}.transforms: {transform!r} does not apply to {argument!r}")
         if argument not in mapping.arguments:
             raise ValueError(f"{where}.transforms names {argument!r}, which is not mapped")
+
+
+def _check_query_form(where: str, tool: str, mapping: ToolMapping, reading: ResultReading) -> None:
+    """``query_split``, ``query_syntax`` and ``paging`` are a search's, and a split or paged
+    search is merged by (document, line), read from shapes ``records`` or ``lines``."""
+    keys = [key for key in ("query_split", "query_syntax", "paging") if getattr(mapping, key)]
+    if keys and tool != "search":
+        raise ValueError(f"{where}: {', '.join(keys)} is for tools.search only")
+    if mapping.query_syntax is not None and "query" in (mapping.transforms or {}):
+        raise ValueError(f"{where}: query_syntax and transforms.query both escape: keep one")
+    if mapping.merges_rankings and reading.shape not in ("records", "lines"):
+        raise ValueError(
+            f"{where}: query_split = 'words' and paging merge replies of shape 'records' or "
+            f"'lines', not {reading.shape!r}"
+        )
 
 
 def _check_names(where: str, names: list[str]) -> None:

@@ -18,10 +18,18 @@ coordinates by ``contract_shapes.py``, any other shape by ``replies.py`` and ``m
 mapped, text aligned to the snapshot). Either way evidence comes from the verified snapshot,
 never from the server's text. Servers report no backend work or tokens, so those capabilities
 are declared unavailable.
+
+A search-only server (``reads = "snapshot"``) has its ``get`` and ``multi_get`` answered by the
+kit from the snapshot (``snapshot_reads.py``), never by the server.
+
+A search with ``query_split = "words"`` is one ranking per word, each asked per collection as
+above; with ``paging``, each of those calls pages (``paging.py``); ``query_syntax`` escapes
+each query sent (``query_forms.py``).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import os
@@ -35,17 +43,21 @@ from pathlib import Path
 from typing import Protocol
 
 from agentic.adapters.base import Adapter, CallOutcome, declared_capabilities
-from agentic.adapters.errors import AdapterError
-from agentic.adapters.mcp import contract_shapes, profile, replies
+from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.adapters.mcp import contract_shapes, profile, query_forms, replies
+from agentic.adapters.mcp import paging as paging_rule
 from agentic.adapters.mcp.backend_config import (
     BackendConfig,
+    IdMapping,
+    Paging,
     ResultReading,
     ToolMapping,
     load_backend_config,
 )
-from agentic.adapters.mcp.mapped import MappedReplies
+from agentic.adapters.mcp.mapped import DEFAULT_LIMIT, MappedReplies
 from agentic.adapters.mcp.process import isolated_environment, run_bounded
 from agentic.adapters.mcp.server_ids import ServerIds, document_ids
+from agentic.adapters.mcp.snapshot_reads import snapshot_reads
 from agentic.adapters.reads import TaskScope
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
@@ -225,10 +237,6 @@ def prepared_tree(root: Path) -> PreparedTree:
     return PreparedTree(digest=digest, files=sum(1 for entry in entries if not entry.symlink))
 
 
-def tree_digest(root: Path) -> str:
-    return prepared_tree(root).digest
-
-
 def _index_fingerprint(corpus_fingerprint: str, tree: PreparedTree) -> str:
     return fingerprint({"corpus": corpus_fingerprint, "prepared": tree.digest})
 
@@ -337,20 +345,63 @@ def _merge(
 
 
 def _fan_out(
-    mapping: ToolMapping, reading: ResultReading, config_dir: Path, ids: ServerIds | None
+    mapping: ToolMapping,
+    reading: ResultReading,
+    config_dir: Path,
+    ids: ServerIds | None,
+    mapped: MappedReplies,
 ) -> profile.FanOut:
     """A server whose scope argument takes one collection is asked once per task collection
-    when the agent names none (as the in-process adapters search each collection)."""
+    when the agent names none (as the in-process adapters search each collection). With
+    ``query_split = "words"`` each word of the query is a ranking of its own, asked once per
+    collection so; with ``paging``, each of those calls pages (``_next_page``)."""
     mapper = _mapper(mapping, config_dir, ids)
+    paging = mapping.paging
 
-    def split(arguments: JsonObject, scope: profile.CallScope) -> tuple[JsonObject, ...] | None:
+    def split(arguments: JsonObject, scope: profile.CallScope) -> profile.Plan | None:
         server_name = _string_scope(mapping, scope)
-        if server_name is None or "collection" in arguments or len(scope.collections) < 2:
-            return None
-        base = mapper(arguments, scope)
-        return tuple({**base, server_name: collection} for collection in scope.collections)
+        per_collection = not (
+            server_name is None or "collection" in arguments or len(scope.collections) < 2
+        )
+        queries = query_forms.split_query(mapping.query_split, str(arguments["query"]))
+        if not per_collection and queries == (arguments["query"],) and paging is None:
+            return None  # one call, as ``map_arguments`` maps it
+        rankings: list[tuple[JsonObject, ...]] = []
+        for query in queries:
+            base = mapper({**arguments, "query": query}, scope)
+            if paging is not None:
+                _put(base, paging.argument, paging.start)
+            if server_name is not None and per_collection:
+                rankings.append(tuple({**base, server_name: c} for c in scope.collections))
+            else:
+                rankings.append((base,))
+        return tuple(rankings)
 
-    return profile.FanOut(split=split, merge=_merge(reading))
+    next_page = None if paging is None else _next_page(paging, mapped)
+    return profile.FanOut(split=split, merge=_merge(reading), next_page=next_page)
+
+
+def _next_page(paging: Paging, mapped: MappedReplies) -> profile.NextPage:
+    """The next page's arguments of a paged search call, while ``paging.py`` asks for one."""
+
+    def next_page(
+        arguments: JsonObject,
+        scope: profile.CallScope,
+        first: JsonObject,
+        pages: Sequence[profile.RawResult],
+    ) -> JsonObject | None:
+        try:
+            read = [mapped.page_read(arguments, scope, raw) for raw in pages]
+        except AdapterCallError:
+            return None  # an error reply, or one the config cannot read: the parse reports it
+        limit = int(arguments.get("limit", DEFAULT_LIMIT))
+        if not paging_rule.more_pages(read, limit, paging.max_pages):
+            return None
+        following = copy.deepcopy(first)
+        _put(following, paging.argument, paging_rule.next_position(paging, read))
+        return following
+
+    return next_page
 
 
 def _put(arguments: JsonObject, name: str, value: JsonValue) -> None:
@@ -420,6 +471,8 @@ def _mapper(mapping: ToolMapping, config_dir: Path, ids: ServerIds | None = None
                 value = arguments[contract_name]
                 if contract_name == "query" and transforms.get("query") == "regex_escape":
                     value = _REGEX_SPECIAL.sub(r"\\\g<0>", str(value))
+                elif contract_name == "query" and mapping.query_syntax is not None:
+                    value = query_forms.escaped(mapping.query_syntax, str(value))
                 elif contract_name in ("uri", "uris") and ids is not None:
                     value = ids.for_server(value, scope.prepared_root)
                 _put(product, server_name, value)
@@ -472,6 +525,8 @@ def _wait_ready(config: BackendConfig, config_dir: Path) -> profile.ReadyWait | 
 def _capabilities(config: BackendConfig) -> Capabilities:
     # A server we know nothing of: no invocation counts, no span hashes we could trust.
     tools = [*config.tools.bound(), *(["multi_get"] if _emulates_multi_get(config) else [])]
+    if config.reads_from_snapshot:
+        tools += ["get", "multi_get"]
     return declared_capabilities(
         invocation_accounting=False, backend_hashes="unsupported", tools=tools
     )
@@ -484,28 +539,30 @@ def _emulates_multi_get(config: BackendConfig) -> bool:
 
 
 def _server_fields(mapping: ToolMapping) -> tuple[str, ...]:
-    """The input fields the server's tool must declare: mapped and fixed arguments (of a
-    dotted name, its top-level field)."""
-    names = (*mapping.arguments.values(), *(mapping.fixed or {}))
-    return tuple(dict.fromkeys(name.split(".")[0] for name in names))
+    """The input fields the server's tool must declare: mapped, fixed and paging arguments (of
+    a dotted name, its top-level field)."""
+    return tuple(dict.fromkeys(name.split(".")[0] for name in mapping.server_arguments))
 
 
 def _bindings(
-    config: BackendConfig, config_dir: Path, ids: ServerIds | None
+    config: BackendConfig, config_dir: Path, ids: ToolIds, mapped: MappedReplies
 ) -> tuple[profile.ToolBinding, ...]:
     bindings = [
         profile.ToolBinding(
             tool,
             mapping.name,
             _server_fields(mapping),
-            _mapper(mapping, config_dir, ids),
-            _fan_out(mapping, config.reading(tool), config_dir, ids) if tool == "search" else None,
+            _mapper(mapping, config_dir, ids.send[tool]),
+            _fan_out(mapping, config.reading(tool), config_dir, ids.send[tool], mapped)
+            if tool == "search"
+            else None,
         )
         for tool, mapping in config.tools.bound().items()
     ]
     if config.tools.get is not None and _emulates_multi_get(config):
         get = config.tools.get
-        bindings.append(_multi_get_by_get(get, config.reading("get"), config_dir, ids))
+        reading = config.reading("get")
+        bindings.append(_multi_get_by_get(get, reading, config_dir, ids.send["get"]))
     return tuple(bindings)
 
 
@@ -517,8 +574,8 @@ def _multi_get_by_get(
     multi-document read. Each receipt's diagnostics say the read was emulated."""
     mapper = _mapper(mapping, config_dir, ids)
 
-    def split(arguments: JsonObject, scope: profile.CallScope) -> tuple[JsonObject, ...] | None:
-        return tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"])
+    def split(arguments: JsonObject, scope: profile.CallScope) -> profile.Plan | None:
+        return (tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"]),)
 
     return profile.ToolBinding(
         "multi_get",
@@ -557,22 +614,94 @@ def mapping_statements(config: BackendConfig) -> dict[str, str]:
         found["corpus"] = "the server indexed a writable copy of the snapshot (corpus = copy)"
     if _emulates_multi_get(config):
         found["multiGet"] = "emulated by one get per uri"
+    if config.reads_from_snapshot:
+        found["reads"] = f"get and multi_get {SNAPSHOT_READS}"
+    return found | _query_statements(config.tools.search)
+
+
+def _query_statements(search: ToolMapping) -> dict[str, str]:
+    """What a report says of how the agent's query reached the server (none: as it was)."""
+    found: dict[str, str] = {}
+    said = []
+    if search.query_split == "words":
+        said.append(
+            "asked once per word of the agent's query (query_split = words), the rankings "
+            "merged round-robin by rank and de-duplicated by (document, line)"
+        )
+    if search.query_syntax is not None:
+        said.append(f"escaped for the server's {search.query_syntax} syntax")
+    if said:
+        found["query"] = "; ".join(said)
+    if search.paging is not None:
+        found["paging"] = (
+            f"the kit pages the search ({search.paging.argument!r}) until the agent's limit of "
+            f"in-scope hits, an empty or repeated page, or {search.paging.max_pages} pages"
+        )
     return found
 
 
-def _server_ids(config: BackendConfig, snapshot: CorpusSnapshot) -> ServerIds:
-    template = config.id_mapping.prefix
+# What ``reads = "snapshot"`` does, in a report's mapping notes and ``catalog --check``.
+SNAPSHOT_READS = (
+    "answered by the kit from the verified snapshot (reads = snapshot), never by the server; "
+    "each such call's diagnostics say 'kit read'"
+)
+
+
+def unmapped_tools(config: BackendConfig) -> tuple[str, ...]:
+    """One line per contract tool the config leaves unmapped, saying what that does to a run
+    (for ``catalog --check``: a search engine without a read tool should not be a surprise)."""
+    if config.reads_from_snapshot:
+        return tuple(f"{tool}: not mapped: {SNAPSHOT_READS}" for tool in ("get", "multi_get"))
+    refused = "declared unsupported; an agent's call is refused as disallowed_tool (agent_error)"
+    found: list[str] = []
+    if config.tools.get is None:
+        found.append(f"get: not mapped: {refused}")
+    if config.tools.multi_get is None:
+        if _emulates_multi_get(config):
+            found.append("multi_get: not mapped: the kit answers it with one get per uri")
+        else:
+            found.append(f"multi_get: not mapped: {refused}")
+    return tuple(found)
+
+
+def _server_ids(mapping: IdMapping, snapshot: CorpusSnapshot) -> ServerIds:
+    template = mapping.prefix
 
     def prefix(root: Path | None) -> str:
         corpus = "" if root is None else str(root / CORPUS_DIR)
         return template.replace("{corpus}", corpus)
 
-    return ServerIds(document_ids(config.id_mapping, snapshot), prefix)
+    return ServerIds(document_ids(mapping, snapshot), prefix)
 
 
-def _renames_documents(config: BackendConfig) -> bool:
+def _renames_documents(mapping: IdMapping) -> bool:
     """Whether the agent's URIs must be sent as other ids (else they go as they are)."""
-    return config.ids is not None and (config.ids.form != "uri" or bool(config.ids.prefix))
+    return mapping.form != "uri" or bool(mapping.prefix)
+
+
+@dataclass(frozen=True)
+class ToolIds:
+    """Each contract tool's id table (``[ids]``, or the tool's own ``ids``): ``read`` maps the
+    server's ids in replies, ``send`` (None: URIs sent as they are) the agent's URIs."""
+
+    read: dict[str, ServerIds]
+    send: dict[str, ServerIds | None]
+
+
+def _tool_ids(config: BackendConfig, snapshot: CorpusSnapshot) -> ToolIds:
+    """One table per distinct mapping (built once: a title table reads every document)."""
+    tables: dict[IdMapping, ServerIds] = {}
+    read: dict[str, ServerIds] = {}
+    send: dict[str, ServerIds | None] = {}
+    for tool in ("search", "get", "multi_get"):
+        mapping = config.ids_of(
+            "get" if tool == "multi_get" and _emulates_multi_get(config) else tool
+        )
+        if mapping not in tables:
+            tables[mapping] = _server_ids(mapping, snapshot)
+        read[tool] = tables[mapping]
+        send[tool] = tables[mapping] if _renames_documents(mapping) else None
+    return ToolIds(read, send)
 
 
 def _identity_dump(config: BackendConfig) -> JsonObject:
@@ -597,10 +726,12 @@ def configured_profile(
     def server_command(root: Path) -> tuple[str, ...]:
         return tuple(_fill(part, root, config_dir) for part in command)
 
-    server_ids = _server_ids(config, snapshot)
-    ids = server_ids if _renames_documents(config) else None
+    ids = _tool_ids(config, snapshot)
     mapped = MappedReplies(
-        config=config, ids=server_ids, emulated_multi_get=_emulates_multi_get(config)
+        config=config,
+        ids=ids.read["search"],
+        emulated_multi_get=_emulates_multi_get(config),
+        tool_ids=ids.read,
     )
 
     return profile.McpProfile(
@@ -623,11 +754,12 @@ def configured_profile(
             *((root / CORPUS_DIR,) if config.corpus_mode == "copy" else ()),
             root / HOME_DIR,
         ),
-        bindings=_bindings(config, config_dir, ids),
+        bindings=_bindings(config, config_dir, ids, mapped),
         parse=_parse(config, mapped),
-        readiness=_probe(config, config_dir, ids),
+        readiness=_probe(config, config_dir, ids.send["search"]),
         wait_ready=_wait_ready(config, config_dir),
         skip_stdout_text=config.stdout_text == "skip",
         max_message_bytes=config.max_message_bytes,
         http=http,
+        kit_tools=snapshot_reads() if config.reads_from_snapshot else {},
     )

@@ -18,21 +18,28 @@ always on the verified snapshot:
   document for a ranged ``get`` is sliced by the kit), and ``multi_get``'s ``maxBytes`` cut
   applies as the contract defines it. A read's content is its evidence texts joined by LF.
 
+A split or paged search (``query_split = "words"``, ``paging``) is several rankings merged
+round-robin by rank and de-duplicated by (document, line) (``query_forms.py``); otherwise the
+replies' hits are taken in order as they came.
+
 The agent sees searches as canonical ``{"results": [{"uri", "startLine"?, "endLine"?, "text"?}]}``
 with snapshot URIs, and line numbers where the hit aligned (else none), at most ``limit`` of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp import results
 from agentic.adapters.mcp.align import align_block, align_line, preview_key
 from agentic.adapters.mcp.backend_config import BackendConfig, ResultReading
-from agentic.adapters.mcp.profile import ParseInput, RawResult
+from agentic.adapters.mcp.paging import PageRead
+from agentic.adapters.mcp.profile import CallScope, ParseInput, RawResult
+from agentic.adapters.mcp.query_forms import round_robin
+from agentic.adapters.mcp.reflow import align_reflowed
 from agentic.adapters.mcp.replies import Hit, read_reply
 from agentic.adapters.mcp.server_ids import ServerIds
 from agentic.adapters.reads import line_evidence, nonblank_evidence, read_content, scope_violation
@@ -86,6 +93,11 @@ class MappedReplies:
     config: BackendConfig
     ids: ServerIds
     emulated_multi_get: bool
+    # A tool whose own ``ids`` differ from ``[ids]`` reads replies with its own table.
+    tool_ids: Mapping[str, ServerIds] = field(default_factory=dict)
+
+    def ids_for(self, tool: str) -> ServerIds:
+        return self.tool_ids.get(tool, self.ids)
 
     def reading(self, tool: str) -> ResultReading:
         """The ``results`` setting of a contract tool (an emulated ``multi_get`` reads as the
@@ -120,19 +132,53 @@ class MappedReplies:
     def _search(
         self, call: ParseInput, parts: Sequence[RawResult], reading: ResultReading, tally: Tally
     ) -> CallOutcome:
-        kept: list[tuple[CorpusFile, Hit]] = []
-        for raw in parts:
-            for hit in self._hits(call, raw, reading, tally):
-                file = self._in_scope(call, hit, None, tally)
-                if file is not None:
-                    kept.append((file, hit))
+        rankings = [
+            self._in_scope_hits(call, ranking, reading, tally)
+            for ranking in call.ranked or (tuple(parts),)
+        ]
+        notes: list[str] = []
+        if self.config.tools.search.merges_rankings:
+            kept = round_robin(rankings, hit_key)
+            notes.append(
+                f"search: {len(parts)} server call(s) in {len(rankings)} ranking(s), merged "
+                "round-robin by rank, de-duplicated by (document, line)"
+            )
+        else:
+            kept = [found for ranking in rankings for found in ranking]
         # Only what the agent is shown is aligned (and counted): the first ``limit`` hits.
         limit = int(call.arguments.get("limit", DEFAULT_LIMIT))
-        located = [_aligned(file, hit, tally) for file, hit in kept[:limit]]
+        reflowed = reading.reflowed is True
+        located = [_aligned(file, hit, tally, reflowed) for file, hit in kept[:limit]]
         shown = [_shown(item) for item in located]
         evidence = [e for item in located for e in item.evidence]
         content = canonical_text({"results": shown})
-        return ok_outcome("candidates", content, evidence, 0, tally.notes())
+        return ok_outcome("candidates", content, evidence, 0, tally.notes() + notes)
+
+    def _in_scope_hits(
+        self, call: ParseInput, replies: Sequence[RawResult], reading: ResultReading, tally: Tally
+    ) -> list[tuple[CorpusFile, Hit]]:
+        """The hits of ``replies`` in order, on their files, those outside the scope dropped."""
+        kept: list[tuple[CorpusFile, Hit]] = []
+        for raw in replies:
+            for hit in self._hits(call, raw, reading, tally):
+                file = self._in_scope(call, hit, None, tally)
+                if file is not None:
+                    kept.append((file, shifted(file, hit, reading)))
+        return kept
+
+    def page_read(self, arguments: JsonObject, scope: CallScope, raw: RawResult) -> PageRead:
+        """What one page of a paged search held (``paging.py``); an error reply holds nothing.
+        Raises as the parse would on a reply the config cannot read."""
+        if raw.is_error:
+            return PageRead(hits=(), in_scope=())
+        call = ParseInput("search", arguments, {}, scope, raw)
+        reading = self.reading("search")
+        hits = self._hits(call, raw, reading, Tally())
+        in_scope = self._in_scope_hits(call, (raw,), reading, Tally())
+        return PageRead(
+            hits=tuple((hit.server_id, hit.line, hit.end, hit.text) for hit in hits),
+            in_scope=tuple(hit_key(found) for found in in_scope),
+        )
 
     # -- reads -----------------------------------------------------------------------------------
 
@@ -149,7 +195,7 @@ class MappedReplies:
                 file = self._in_scope(call, hit, asked_file, tally)
                 if file is None:
                     continue
-                found = _aligned(file, hit, tally)
+                found = _aligned(file, shifted(file, hit, reading), tally, reading.reflowed is True)
                 if found.file.uri not in by_uri:
                     raise results.invalid(
                         f"{call.tool} asked for {requested} and the server served {found.file.uri}"
@@ -191,18 +237,55 @@ class MappedReplies:
             if asked is None:
                 raise results.invalid(f"a {call.tool} result names no document")
             return asked
-        file = self.ids.file(hit.server_id, call.scope.prepared_root)
+        ids = self.ids_for(call.tool)
+        file = ids.file(hit.server_id, call.scope.prepared_root)
         if file is None:
             raise AdapterCallError(
                 "unknown_index_document",
                 "product_error",
                 f"the server's document {hit.server_id!r} is not one of the corpus "
-                f"(ids.form = {self.config.id_mapping.form!r})",
+                f"(ids.form = {ids.table.mapping.form!r})",
             )
         return file
 
 
-def _aligned(file: CorpusFile, hit: Hit, tally: Tally) -> Located:
+def hit_key(found: tuple[CorpusFile, Hit]) -> tuple[str, int | None, str | None]:
+    """What a merge de-duplicates by: the document and line (a hit without a line: its
+    document and text)."""
+    file, hit = found
+    return file.uri, hit.line, hit.text if hit.line is None else None
+
+
+def front_matter_lines(file: CorpusFile) -> int:
+    """How many lines the document's front matter takes: a ``---`` first line through the next
+    ``---`` line, both counted (0 without one, or with one never closed)."""
+    lines = file.lines
+    if not lines or lines[0].strip() != "---":
+        return 0
+    for index, line in enumerate(lines[1:], 1):
+        if line.strip() == "---":
+            return index + 1
+    return 0
+
+
+def shifted(file: CorpusFile, hit: Hit, reading: ResultReading) -> Hit:
+    """The hit's line numbers in the snapshot's count, for a server that counts its own way
+    (``line_offset``): after the front matter it stripped, or a fixed number of lines on."""
+    if reading.line_offset is None or (hit.line is None and hit.end is None):
+        return hit
+    offset = (
+        front_matter_lines(file) if reading.line_offset == "front_matter" else reading.line_offset
+    )
+    return replace(
+        hit,
+        line=None if hit.line is None else hit.line + offset,
+        end=None if hit.end is None else hit.end + offset,
+    )
+
+
+def _aligned(file: CorpusFile, hit: Hit, tally: Tally, reflowed: bool = False) -> Located:
+    """The evidence a hit's lines or text align to (``reflowed``: what stays unmatched is
+    tried as a reflowed snippet, ``reflow.py``)."""
     if hit.text is None:
         if hit.line is None:
             return Located(file, hit, ())
@@ -213,8 +296,12 @@ def _aligned(file: CorpusFile, hit: Hit, tally: Tally) -> Located:
         return Located(file, hit, tuple(found), hit.line, end)
     lines = results.span_rule_lines(hit.text)
     if len(lines) == 1:
-        return _one_line(file, hit, lines[0], tally)
+        return _one_line(file, hit, lines[0], tally, reflowed)
     block = align_block(file.lines, lines, prefer=hit.line)
+    if reflowed and block.ambiguous == 0 and not any(block.numbers):
+        # Nothing of it is any line of the document: a snippet re-wrapped at other places.
+        solid = sum(1 for line in lines if not is_blank(line))
+        return _reflowed(file, hit, "\n".join(lines), tally, solid)
     tally.ambiguous += block.ambiguous
     found_numbers, continued = _continued_previews(file, lines, block.numbers)
     tally.unmatched += block.unmatched - continued
@@ -247,10 +334,12 @@ def _continued_previews(
     return found, filled
 
 
-def _one_line(file: CorpusFile, hit: Hit, text: str, tally: Tally) -> Located:
+def _one_line(file: CorpusFile, hit: Hit, text: str, tally: Tally, reflowed: bool) -> Located:
     if is_blank(text):
         return Located(file, hit, ())
     match = align_line(file.lines, text, hit.line)
+    if match.verdict == "unmatched" and reflowed:
+        return _reflowed(file, hit, text, tally, 1)
     if match.number is None:
         if match.verdict == "ambiguous":
             tally.ambiguous += 1
@@ -260,6 +349,21 @@ def _one_line(file: CorpusFile, hit: Hit, text: str, tally: Tally) -> Located:
     tally.aligned += 1
     evidence = (line_evidence(file, match.number, REASON),)
     return Located(file, hit, evidence, match.number, match.number)
+
+
+def _reflowed(file: CorpusFile, hit: Hit, text: str, tally: Tally, returned: int) -> Located:
+    """A reflowed snippet (``returned`` non-blank returned lines) placed by ``reflow.py``: each
+    line it shows is aligned; else its returned lines are ambiguous or unmatched."""
+    span = align_reflowed(file.lines, text, hit.line)
+    if span.verdict == "ambiguous":
+        tally.ambiguous += returned
+    elif span.verdict == "unmatched":
+        tally.unmatched += returned
+    tally.aligned += len(span.numbers)
+    if not span.numbers:
+        return Located(file, hit, ())
+    evidence = tuple(line_evidence(file, n, REASON) for n in span.numbers)
+    return Located(file, hit, evidence, span.numbers[0], span.numbers[-1])
 
 
 def _shown(item: Located) -> JsonObject:

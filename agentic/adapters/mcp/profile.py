@@ -13,7 +13,9 @@ A profile declares:
   the child process from the prepared root alone, so every attach can start a fresh process;
 - the tool mapping: for each normalized tool, the product tool name, the input-schema properties
   it must declare, and the argument mapping (which may reject a call before any MCP traffic);
-- the result parser (product result -> normalized ``CallOutcome``) and the readiness probe.
+- the result parser (product result -> normalized ``CallOutcome``) and the readiness probe;
+- tools the kit answers itself, never calling the product (``kit_tools``: the snapshot reads of
+  a search-only server).
 """
 
 from __future__ import annotations
@@ -85,16 +87,31 @@ class CallScope:
 ArgumentMapper = Callable[[JsonObject, CallScope], JsonObject]
 
 
+# A contract tool the kit answers itself (the product is never called): the agent's
+# (schema-valid) arguments and the task's scope to the outcome.
+KitTool = Callable[[JsonObject, CallScope], CallOutcome]
+
+
+# The product calls of one contract call as rankings: each ranking's calls in order (one ranking
+# per word of a split query, say, each with one call per collection).
+Plan = tuple[tuple[JsonObject, ...], ...]
+# After a product call's pages so far: the next page's product arguments, or None when done.
+# Given the agent's arguments, the scope, the first page's product arguments and the replies.
+NextPage = Callable[[JsonObject, CallScope, JsonObject, Sequence[RawResult]], JsonObject | None]
+
+
 @dataclass(frozen=True)
 class FanOut:
-    """One contract call answered by several product calls (e.g. one per collection, for a
-    server that scopes a search to a single collection): ``split`` gives each call's product
-    arguments (None: a single call, as ``map_arguments`` maps it); ``merge`` joins the results
-    in that order into one result for the parser (None: the parser gets every result, in
-    ``ParseInput.parts``)."""
+    """One contract call answered by several product calls (one per collection, for a server
+    that scopes a search to a single collection; one per word, for a server that matches its
+    whole query as one string): ``split`` plans them as rankings (None: a single call, as
+    ``map_arguments`` maps it); ``merge`` joins the results in that order into one result for
+    the parser (None: the parser gets every result, in ``ParseInput.parts`` and, by ranking, in
+    ``ParseInput.ranked``); ``next_page`` (None: no paging) has each planned call page on."""
 
-    split: Callable[[JsonObject, CallScope], tuple[JsonObject, ...] | None]
+    split: Callable[[JsonObject, CallScope], Plan | None]
     merge: Callable[[Sequence[RawResult]], RawResult] | None
+    next_page: NextPage | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +134,8 @@ class ParseInput:
     raw: RawResult
     # Each product call's result, in order, when a fan-out leaves merging to the parser.
     parts: tuple[RawResult, ...] = ()
+    # The same results by ranking, as ``FanOut.split`` planned them (each call's pages after it).
+    ranked: tuple[tuple[RawResult, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,6 +205,8 @@ class McpProfile:
     wait_ready: ReadyWait | None = None
     # Whether non-JSON lines on a stdio server's stdout are skipped (``ConnectionLimits``).
     skip_stdout_text: bool = False
+    # Contract tools the kit answers without the product, by name (none: every call goes to it).
+    kit_tools: Mapping[str, KitTool] = field(default_factory=dict)
 
     def view(self, root: Path, run_root: Path) -> View:
         """What one server process of this profile may see (see ``sandbox.py``)."""

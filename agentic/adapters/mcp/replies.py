@@ -12,12 +12,15 @@ structured content (FastMCP's wrapper of a tool that returns ``str``). Shapes:
     JSON: the structured content, else the text parsed as JSON. ``path`` (dotted, e.g.
     ``result.results``) leads to a list of records, or to one record; a string met on the way is
     parsed as JSON (a wrapper holding JSON text). ``fields`` names each record's ``uri`` and,
-    optionally, ``line`` (first line), ``end`` (last line, inclusive) and ``text``.
+    optionally, ``line`` (first line), ``end`` (last line, inclusive) or ``lines`` (a range in
+    one string: ``4-11``, ``L4-L11``, ``4:11``), and ``text``; ``id_template`` composes the
+    document id from several fields (``{repo}/{file.path}``) instead of ``uri``.
 ``lines``
-    Text, one hit per match of ``pattern`` (named groups ``text`` and optionally ``uri`` and
-    ``line``), searched in multi-line mode (``^``/``$`` at each line): grep-style
-    ``area/page.md:5: preview``, numbered lines ``3: text``, or a hit over two lines. Non-blank
-    lines no match touches (headers, separators) are skipped and counted.
+    Text, one hit per match of ``pattern`` (named groups ``text`` and optionally ``uri``, or
+    the parts of ``id_template``, and ``line`` or ``lines``), searched in multi-line mode
+    (``^``/``$`` at each line): grep-style ``area/page.md:5: preview``, numbered lines
+    ``3: text``, or a hit over two lines. Non-blank lines no match touches (headers, separators)
+    are skipped and counted.
 ``document``
     Text that is one whole document, or a window of it: the one a ``get`` asked for; with
     ``path``, the string at that path of a JSON reply (``result.content``).
@@ -31,6 +34,8 @@ from __future__ import annotations
 
 import json
 import re
+import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentic.adapters.errors import AdapterCallError
@@ -41,6 +46,8 @@ from agentic.contract.credentials import clip_head
 from agentic.contract.strict_json import JsonObject, JsonValue
 
 _ERROR_CHARS = 300
+# A range in one string: ``4-11``, ``L4-L11``, ``4:11``, ``4–11`` (spaces allowed around the dash).
+_RANGE = re.compile(r"\s*[Ll]?(\d+)\s*(?:[-:\u2013]\s*[Ll]?(\d+))?\s*")
 
 
 @dataclass(frozen=True)
@@ -83,10 +90,9 @@ def read_reply(tool: str, raw: RawResult, reading: ResultReading) -> Reading:
     if reading.empty is not None and re.search(reading.empty, text):
         return Reading(hits=())
     if reading.shape == "records":
-        assert reading.fields is not None, "validated: records have fields"
-        return Reading(hits=_records(raw, text, reading.path or "", reading.fields))
+        return Reading(hits=_records(raw, text, reading))
     if reading.shape == "lines":
-        return _lines(text, re.compile(reading.pattern or ""))
+        return _lines(text, re.compile(reading.pattern or ""), reading.id_template)
     if reading.path:
         found = follow(_json(raw, text), reading.path, "reply")
         text = results.as_str(found, f"reply.{reading.path}")
@@ -128,10 +134,15 @@ def follow(value: JsonValue, path: str, what: str) -> JsonValue:
     return value
 
 
-def _records(raw: RawResult, text: str, path: str, fields: FieldMap) -> tuple[Hit, ...]:
+def _records(raw: RawResult, text: str, reading: ResultReading) -> tuple[Hit, ...]:
+    assert reading.fields is not None, "validated: records have fields"
+    path = reading.path or ""
     found = _parsed(follow(_json(raw, text), path, "reply"), f"reply.{path}")
     records = [found] if isinstance(found, dict) else results.as_list(found, f"reply.{path}")
-    return tuple(_record(value, fields, f"record {n}") for n, value in enumerate(records))
+    return tuple(
+        _record(value, reading.fields, reading.id_template, f"record {n}")
+        for n, value in enumerate(records)
+    )
 
 
 def _optional_field(record: JsonObject, path: str | None, what: str) -> JsonValue:
@@ -143,18 +154,68 @@ def _optional_field(record: JsonObject, path: str | None, what: str) -> JsonValu
         return None
 
 
-def _record(value: JsonValue, fields: FieldMap, what: str) -> Hit:
+def _record(value: JsonValue, fields: FieldMap, template: str | None, what: str) -> Hit:
     record = results.as_object(value, what)
-    uri = follow(record, fields.uri, what)
-    line = _optional_field(record, fields.line, what)
-    end = _optional_field(record, fields.end, what)
     text = _optional_field(record, fields.text, what)
+    first, last = _record_lines(record, fields, what)
     return Hit(
-        server_id=results.as_str(uri, f"{what}.{fields.uri}"),
-        line=None if line is None else _number(line, f"{what}.{fields.line}"),
-        end=None if end is None else _number(end, f"{what}.{fields.end}"),
+        server_id=_record_id(record, fields, template, what),
+        line=first,
+        end=last,
         text=None if text is None else results.as_str(text, f"{what}.{fields.text}"),
     )
+
+
+def _record_id(record: JsonObject, fields: FieldMap, template: str | None, what: str) -> str:
+    """The record's document id: one field, or the id template filled from several."""
+    if template is None:
+        assert fields.uri is not None, "validated: records name fields.uri or id_template"
+        return results.as_str(follow(record, fields.uri, what), f"{what}.{fields.uri}")
+    return compose_id(template, lambda name: _part(follow(record, name, what), f"{what}.{name}"))
+
+
+def _part(value: JsonValue, what: str) -> str:
+    """A part of a composed id: a string, or a number (a numeric collection id)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return results.as_str(value, what)
+
+
+def compose_id(template: str, part: Callable[[str], str]) -> str:
+    """``template`` with each ``{name}`` replaced by ``part(name)`` (literal text kept as it is,
+    ``{{``/``}}`` as single braces)."""
+    return "".join(
+        literal + ("" if name is None else part(name))
+        for literal, name, _, _ in string.Formatter().parse(template)
+    )
+
+
+def _record_lines(record: JsonObject, fields: FieldMap, what: str) -> tuple[int | None, int | None]:
+    if fields.lines is not None:
+        found = _optional_field(record, fields.lines, what)
+        return (None, None) if found is None else line_range(found, f"{what}.{fields.lines}")
+    line = _optional_field(record, fields.line, what)
+    end = _optional_field(record, fields.end, what)
+    return (
+        None if line is None else _number(line, f"{what}.{fields.line}"),
+        None if end is None else _number(end, f"{what}.{fields.end}"),
+    )
+
+
+def line_range(value: JsonValue, what: str) -> tuple[int, int]:
+    """A range in one value: ``"4-11"``, ``"L4-L11"``, ``"4:11"``, ``"4–11"``, a single line
+    (``"7"``, ``"L7"``) or a bare number; the last line is inclusive and not before the first."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = results.as_int(value, what, 1)
+        return number, number
+    found = _RANGE.fullmatch(results.as_str(value, what))
+    if found is None:
+        raise results.invalid(f"{what} is not a line range ('4-11', 'L4-L11', '4:11'): {value!r}")
+    first = int(found.group(1))
+    last = int(found.group(2) or first)
+    if first < 1 or last < first:
+        raise results.invalid(f"{what} is not a range of lines from 1: {value!r}")
+    return first, last
 
 
 def _number(value: JsonValue, what: str) -> int:
@@ -163,7 +224,7 @@ def _number(value: JsonValue, what: str) -> int:
     return results.as_int(value, what, 1)
 
 
-def _lines(text: str, pattern: re.Pattern[str]) -> Reading:
+def _lines(text: str, pattern: re.Pattern[str], template: str | None = None) -> Reading:
     """One hit per match, searched over the whole text in multi-line mode (a hit may span lines:
     a path on one, its preview on the next); non-blank lines no match touches are counted."""
     text = text.replace("\r\n", "\n")
@@ -173,16 +234,20 @@ def _lines(text: str, pattern: re.Pattern[str]) -> Reading:
         first = text.count("\n", 0, found.start())
         last = first + text.count("\n", found.start(), found.end())
         covered[first : last + 1] = [True] * (last - first + 1)
-        groups = found.groupdict()
-        number = groups.get("line")
-        hits.append(
-            Hit(
-                server_id=groups.get("uri"),
-                line=None if number is None else _number(number, "line"),
-                end=None,
-                text=groups["text"],
-            )
-        )
+        hits.append(_line_hit(found.groupdict(), template))
     lines = text.split("\n")
     skipped = sum(1 for line, hit in zip(lines, covered, strict=True) if not hit and line.strip())
     return Reading(hits=tuple(hits), skipped_lines=skipped)
+
+
+def _line_hit(groups: dict[str, str | None], template: str | None) -> Hit:
+    """One ``lines`` match as a hit: its id (the ``uri`` group, or the template filled from
+    its groups), a line or a range, its text."""
+    number, span = groups.get("line"), groups.get("lines")
+    first, last = (None, None) if span is None else line_range(span, "lines")
+    if number is not None:
+        first = _number(number, "line")
+    server_id = groups.get("uri")
+    if template is not None:
+        server_id = compose_id(template, lambda name: groups.get(name) or "")
+    return Hit(server_id=server_id, line=first, end=last, text=groups["text"])

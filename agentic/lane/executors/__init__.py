@@ -1,2 +1,3 @@
-"""Where a lane's pairs run besides this process (``runner.run.run_adapters``): a local
-process pool (``processes``) and Ray tasks (``ray_tasks``), both through ``units``."""
+"""Where a lane's pairs run besides this process: a local process pool or Ray tasks.
+This process runs them with ``runner.run.run_adapters``. The pool (``processes``) and Ray tasks
+(``ray_tasks``) both go through ``units``."""

@@ -1,9 +1,9 @@
-"""The local process pool: ``--jobs N`` for an agent that runs one pair at a time in a process
-(the local model holds its loaded model and llama.cpp's state). N worker processes (spawned,
-so none inherits the driver's threads or loaded model) each run units of pairs with their own
-agent, as ``units.py`` describes, reading the fixture in place; the report is the one a single
-process writes. A worker process that dies breaks the pool: its units are a harness failure,
-handed to a new pool up to ``--retries`` times.
+"""The local process pool: ``--jobs N`` for an agent that runs one pair at a time in a process.
+The local model is such an agent: it holds its loaded model and llama.cpp's state. N worker
+processes each run units of pairs with their own agent, as ``units.py`` describes, reading the
+fixture in place. They are spawned, so none inherits the driver's threads or loaded model. The
+report is the one a single process writes. A worker process that dies breaks the pool. Its units
+are then a harness failure, handed to a new pool up to ``--retries`` times.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The Ray executor (``agentic run --executor ray``): a lane's pairs as Ray tasks on an existing
-Ray cluster, with the report the local executor writes, byte for byte.
+"""The Ray executor (``agentic run --executor ray``): a lane's pairs as tasks on a Ray cluster.
+The cluster must exist already. The report is the one the local executor writes, byte for byte.
 
 The pairs are split into units as ``units.py`` describes, as many per adapter as the cluster
 has CPUs, and each unit is one Ray task spread over the nodes. The fixture's files go to the

@@ -1,5 +1,5 @@
-"""Pairs run in worker processes: the part the Ray executor (``distributed.py``) and the local
-process pool (``pool.py``) share.
+"""Pairs run in worker processes: the part the Ray executor (``ray_tasks.py``) and the local
+process pool (``processes.py``) share.
 
 The driver splits the pairs to run into units (per adapter, round robin, a capsule pair's
 replay twin with it) and hands each unit to a worker with a ``WorkerSpec``: plain data from

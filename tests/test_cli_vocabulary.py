@@ -1,0 +1,137 @@
+"""One option name per concept across commands, and ``agentic --help`` listing the commands by
+group: both read from the real parsers (``cli.build_parser()`` with every command built)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+
+import pytest
+
+from agentic.cli import COMMANDS, GROUPS, build_parser, main
+
+# A command's former spellings and their one name now (issue 48: "one vocabulary").
+RENAMED = (
+    ("ranking", "--report", "--out"),
+    ("generation", "--report", "--out"),
+    ("matrix", "--report", "--out"),
+    ("prepare", "--cache", "--index-cache"),
+    ("compare", "--promote", "--accept"),
+)
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    raise AssertionError("agentic has no subcommands")
+
+
+COMMAND_PARSERS = _commands()
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> Iterator[str]:
+    """Every option string of ``parser`` and of its subcommands, hidden ones included."""
+    for action in parser._actions:
+        yield from action.option_strings
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                yield from _option_strings(child)
+
+
+def test_no_command_names_its_output_folder_report_or_its_index_cache_cache() -> None:
+    offenders = {
+        name: option
+        for name, parser in COMMAND_PARSERS.items()
+        for option in _option_strings(parser)
+        if option in ("--report", "--cache")
+    }
+    assert offenders == {}
+
+
+def test_compare_files_a_baseline_with_accept_alone() -> None:
+    options = set(_option_strings(COMMAND_PARSERS["compare"]))
+    assert "--accept" in options
+    assert "--promote" not in options
+
+
+@pytest.mark.parametrize(("command", "old", "new"), RENAMED)
+def test_each_renamed_option_is_defined_under_its_new_name(
+    command: str, old: str, new: str
+) -> None:
+    assert new in set(_option_strings(COMMAND_PARSERS[command]))
+
+
+@pytest.mark.parametrize(("command", "old", "new"), RENAMED)
+@pytest.mark.parametrize("form", ["separate", "joined"])
+def test_a_former_spelling_is_refused_with_its_new_name_in_one_line(
+    command: str, old: str, new: str, form: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before anything else is checked: a missing --model or report file is not named.
+    given = [old, "x"] if form == "separate" else [f"{old}=x"]
+    assert main([command, *given]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"agentic: invalid_cli_option: {old} was renamed {new}\n"
+
+
+def test_the_promotion_gate_of_run_keeps_its_name() -> None:
+    assert "--promote" in set(_option_strings(COMMAND_PARSERS["run"]))
+
+
+def test_the_table_of_former_spellings_is_the_one_the_cli_refuses() -> None:
+    table = {(c.name, old, new) for c in COMMANDS for old, new in c.renamed}
+    assert table == set(RENAMED)
+
+
+# --- agentic --help ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def top_help() -> str:
+    return build_parser().format_help()
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    """Each ``title:`` section of a help text and the command names listed under it."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            current = sections.setdefault(line[:-1], [])
+        elif current is not None and line.startswith("  ") and not line.startswith("   "):
+            current.append(line.split()[0])
+    return sections
+
+
+def test_top_level_help_lists_every_command_once_under_its_group(top_help: str) -> None:
+    sections = _sections(top_help)
+    assert [title for title in sections if title in GROUPS] == list(GROUPS)
+    listed = {group: sections[group] for group in GROUPS}
+    assert listed == {group: [c.name for c in COMMANDS if c.group == group] for group in GROUPS}
+
+
+def test_top_level_help_groups_run_and_compare_apart_from_authoring_tiers_and_maintenance(
+    top_help: str,
+) -> None:
+    sections = _sections(top_help)
+    assert {"run", "compare", "merge"} <= set(sections["run and compare"])
+    assert {"ranking", "generation", "matrix"} == set(sections[GROUPS[2]])
+    assert "fixture" in sections[GROUPS[1]] and "verify" in sections[GROUPS[3]]
+
+
+def test_top_level_help_shows_the_help_each_command_registered(top_help: str) -> None:
+    lines = [line.split() for line in top_help.splitlines()]
+    for command in COMMANDS:
+        opening = command.help.split()[:4]
+        assert [command.name, *opening] in [words[:5] for words in lines], command.name
+
+
+def test_agentic_help_prints_the_grouped_listing_and_exits_0(
+    capsys: pytest.CaptureFixture[str], top_help: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == top_help
+    assert "usage: agentic [-h] [--version] COMMAND ..." in top_help
