@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic.agents.llm_cache import EntryUse, uses_notes
+from agentic.contract.pair_notes import LlmUsage, encode
 from agentic.docgen.recording import cache_bytes, recorded_pairs, recording_speed
 
 END = 1_796_600_000  # the pairs below end at this second
@@ -29,7 +30,14 @@ def _answer(cache: Path, key: str, created: int | None) -> None:
 
 
 def _receipt(adapter: str, keys: list[str], seconds: float) -> dict[str, Any]:
-    return _observed(adapter, ["llm_usage: 1 of 1 request(s) reported", *_notes(keys)], seconds)
+    return _observed(adapter, [_usage(1, 100, 10), *_notes(keys)], seconds)
+
+
+def _usage(requests: int, prompt: int, completion: int) -> str:
+    note = LlmUsage(
+        requests=requests, reported=requests, prompt=prompt, completion=completion
+    )
+    return encode(note)
 
 
 def _notes(keys: list[str]) -> list[str]:
@@ -89,16 +97,6 @@ def test_a_pair_is_judged_by_the_first_answer_of_its_own(tmp_path: Path) -> None
     assert pair.in_one_go
 
 
-def test_a_single_note_of_the_older_kind_clipped_short_is_read_as_far_as_it_goes(
-    tmp_path: Path,
-) -> None:
-    _answer(tmp_path, _key("a"), END - 9_000)
-    _answer(tmp_path, _key("b"), END - 2)
-    clipped = f"llm_cache record: 3 entries ({_key('a')} {_key('b')} {_key('c')[:20]}"
-    (resumed,) = recorded_pairs([_observed("qmd-lex", [clipped], 10.0)], tmp_path)
-    assert not resumed.in_one_go
-
-
 def test_a_pair_that_asked_nothing_of_its_own_is_not_recorded_in_one_go(tmp_path: Path) -> None:
     shared = _key("first-step")
     _answer(tmp_path, shared, END - 1)
@@ -130,10 +128,9 @@ def test_the_speed_is_the_median_of_the_pairs_recorded_in_one_go_only(tmp_path: 
 def test_the_tokens_are_those_of_the_pairs_recorded_in_one_go(tmp_path: Path) -> None:
     _answer(tmp_path, _key("a"), END - 30)
     _answer(tmp_path, _key("b"), END - 9_000)
-    usage = "llm_usage: {} of {} request(s) reported, {} prompt and {} completion tokens"
     receipts = [
-        _observed("lexical", [usage.format(2, 2, 900, 30), *_notes([_key("a")])], 40.0),
-        _observed("lexical", [usage.format(1, 1, 5_000, 7), *_notes([_key("b")])], 0.1),
+        _observed("lexical", [_usage(2, 900, 30), *_notes([_key("a")])], 40.0),
+        _observed("lexical", [_usage(1, 5_000, 7), *_notes([_key("b")])], 0.1),
     ]
     assert recording_speed(recorded_pairs(receipts, tmp_path)).median_tokens == (900, 30)
 

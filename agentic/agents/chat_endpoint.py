@@ -39,7 +39,6 @@ above, whose body the endpoint words from token counts, scrubbed like any other)
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -62,6 +61,7 @@ from agentic.agents.llm_cache import (
 )
 from agentic.contract.credentials import NO_SECRETS, Secrets, recorded_url, url_secrets
 from agentic.contract.errors import ContractError
+from agentic.contract.pair_notes import LlmUsage, RateLimited, encode, notes_of
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
 from agentic.contract.text import one_line
 
@@ -267,7 +267,7 @@ class Endpoint:
                     f"{exchange.path}: 429 asks for a wait of {pause:g} s, past the step "
                     f"deadline of {deadline.seconds:g} s (retries and waits included)",
                 )
-            self.notes.append(f"rate_limited: waited {pause:g} s (attempt {attempt + 1})")
+            self.notes.append(encode(RateLimited(waitedS=pause, attempt=attempt + 1)))
             self.sleep(pause)
             waited += pause
         raise AgentStepError(
@@ -385,22 +385,18 @@ class Usage:
     def note(self) -> list[str]:
         if not self.reported:
             return []
-        return [
-            f"llm_usage: {self.reported} of {self.requests} request(s) reported, "
-            f"{self.prompt_tokens} prompt and {self.completion_tokens} completion tokens"
-        ]
-
-
-# ``Usage.note``'s shape, read back.
-_USAGE_NOTE = re.compile(
-    r"llm_usage: \d+ of \d+ request\(s\) reported, (\d+) prompt and (\d+) completion tokens\Z"
-)
+        usage = LlmUsage(
+            requests=self.requests,
+            reported=self.reported,
+            prompt=self.prompt_tokens,
+            completion=self.completion_tokens,
+        )
+        return [encode(usage)]
 
 
 def reported_tokens(notes: Iterable[str]) -> tuple[int, int] | None:
     """The prompt and completion tokens a pair's notes say its endpoint reported; None when
     the endpoint reported none."""
-    for note in notes:
-        if (usage := _USAGE_NOTE.match(note)) is not None:
-            return int(usage.group(1)), int(usage.group(2))
+    for usage in notes_of(notes, LlmUsage):
+        return usage.prompt, usage.completion
     return None

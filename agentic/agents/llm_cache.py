@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agentic.contract.canonical import canonical_bytes, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file, replace_atomically
+from agentic.contract.pair_notes import LlmAnswer, LlmAnswers, encode, notes_of
 from agentic.contract.strict_json import JsonObject, parse_strict
 
 CacheMode = Literal["record", "replay", "off"]
@@ -210,64 +211,33 @@ def _check_answer(source: str, stored: _Stored) -> None:
 
 
 def uses_notes(mode: CacheMode, uses: Sequence[EntryUse]) -> list[str]:
-    """What a pair's observations say of the entries it used: one note per answer, naming its
-    key (what a pruned cache must keep, ``used_keys``), then their count and digest. One note
-    per key because a diagnostic is clipped to ``redaction.MAX_MESSAGE`` characters: a single
-    note listing every key lost all but the first two."""
+    """What a pair's observations say of the entries it used (``contract/pair_notes.py``): one
+    note per answer, naming its key in the order it was asked (what a pruned cache must keep,
+    ``used_keys``), then their count and digest."""
+    if mode == "off":
+        return []  # no cache, no entries
     count = len(uses)
     named = [
-        f"llm_cache {mode}: answer {index} of {count} {use.key}"
+        encode(LlmAnswer(mode=mode, index=index, of=count, entry=use.key))
         for index, use in enumerate(uses, start=1)
     ]
-    digest = (
-        f"llm_cache {mode}: {count} entr{'y' if count == 1 else 'ies'}, "
-        f"digest sha256:{entries_digest(uses)}"
-    )
-    return [*named, digest]
-
-
-# ``uses_notes``' shapes, read back. _LISTED_START is the single note written before one per
-# answer, as far as its list of keys goes before any clipping; _LISTED is that note whole.
-_ANSWER = re.compile(r"llm_cache (?:record|replay): answer \d+ of \d+ ([0-9a-f]{64})\Z")
-_DIGEST = re.compile(
-    r"llm_cache (?:record|replay): (\d+) entr(?:y|ies), digest sha256:[0-9a-f]{64}\Z"
-)
-_LISTED_START = re.compile(r"llm_cache (?:record|replay): \d+ entr(?:y|ies) \(([0-9a-f ]*)")
-_LISTED = re.compile(_LISTED_START.pattern + r"\), digest ")
+    summary = LlmAnswers(mode=mode, count=count, digest=entries_digest(uses))
+    return [*named, encode(summary)]
 
 
 def used_keys(notes: Iterable[str]) -> set[str] | None:
-    """The cache keys named by a lane's ``llm_cache`` notes (every pair's diagnostics); None
-    when the notes do not name every answer they count (written before notes named keys, or
-    clipped): nothing may then be pruned."""
-    keys: set[str] = set()
-    named = counted = 0
-    for note in notes:
-        if not note.startswith("llm_cache "):
-            continue
-        if (answer := _ANSWER.match(note)) is not None:
-            keys.add(answer.group(1))
-            named += 1
-        elif (digest := _DIGEST.match(note)) is not None:
-            counted += int(digest.group(1))
-        elif (listed := _LISTED.match(note)) is not None:
-            keys.update(listed.group(1).split())
-        else:
-            return None
+    """The cache keys named by a lane's notes (every pair's diagnostics); None when the notes do
+    not name every answer they count: nothing may then be pruned."""
+    listed = list(notes)
+    keys = {answer.entry for answer in notes_of(listed, LlmAnswer)}
+    named = sum(1 for _ in notes_of(listed, LlmAnswer))
+    counted = sum(summary.count for summary in notes_of(listed, LlmAnswers))
     return keys if named == counted else None
 
 
 def asked_order(notes: Iterable[str]) -> list[str]:
-    """The keys one pair's ``llm_cache`` notes name, in the order the pair asked them. Unlike
-    ``used_keys`` it reads a note of the older kind clipped short too: the keys that survived
-    whole are the first ones asked, which is all a reading of the order needs."""
-    keys: list[str] = []
-    for note in notes:
-        if (answer := _ANSWER.match(note)) is not None:
-            keys.append(answer.group(1))
-        elif (listed := _LISTED_START.match(note)) is not None:
-            keys.extend(key for key in listed.group(1).split() if len(key) == 64)
-    return keys
+    """The keys one pair's notes name, in the order the pair asked them."""
+    return [answer.entry for answer in notes_of(notes, LlmAnswer)]
 
 
 def unused_entries(folder: Path, keep: set[str]) -> list[Path]:

@@ -1,6 +1,6 @@
 """What a pair's observations say of the LLM cache entries it used (``llm_cache.uses_notes``) and
 how it is read back: ``used_keys`` for pruning a cache (all or nothing) and ``asked_order`` for
-when a recording asked them (as far as the notes go)."""
+when a recording asked them."""
 
 from __future__ import annotations
 
@@ -32,16 +32,9 @@ def test_a_lane_whose_notes_miss_an_answer_they_count_prunes_nothing() -> None:
 
 
 def test_notes_that_name_no_entry_prune_nothing() -> None:
-    oldest = "llm_cache replay: 1 entry, digest sha256:" + "a" * 64
-    assert used_keys([oldest, "another diagnostic"]) is None
+    summary = uses_notes("replay", _uses(1))[-1]
+    assert used_keys([summary, "another diagnostic"]) is None
 
 
-def test_a_whole_note_of_the_older_single_kind_still_names_its_keys() -> None:
-    listed = f"llm_cache record: 2 entries ({_key(1)} {_key(2)}), digest sha256:" + "a" * 64
-    assert used_keys([listed]) == {_key(1), _key(2)}
-
-
-def test_a_single_note_clipped_short_prunes_nothing_but_keeps_its_first_keys_in_order() -> None:
-    clipped = f"llm_cache record: 3 entries ({_key(1)} {_key(2)} {_key(3)[:30]}"
-    assert used_keys([clipped]) is None
-    assert asked_order([clipped]) == [_key(1), _key(2)]
+def test_free_text_diagnostics_name_no_answer() -> None:
+    assert asked_order(["tool_timeout: search exceeded 30 s", "llm_answer without fields"]) == []

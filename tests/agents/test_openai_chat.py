@@ -21,6 +21,7 @@ from agentic.agents.llm_cache import Exchange, LlmCache, Response, open_cache
 from agentic.agents.openai_chat import FINAL_TOOL, function_tools, step_text
 from agentic.cli import main
 from agentic.contract.errors import ContractError
+from agentic.contract.pair_notes import RateLimited, decode
 from agentic.fixture.loader import Fixture
 from agentic.runner.steps import StepError, parse_step
 from agentic.tools import tool_definitions
@@ -268,7 +269,7 @@ def test_a_rate_limit_is_waited_out_and_noted() -> None:
     endpoint.sleep = waits.append
     assert endpoint.post_json("chat/completions", {}) == {"a": 1}
     assert waits == [2.0]
-    assert endpoint.notes == ["rate_limited: waited 2 s (attempt 1)"]
+    assert [decode(note) for note in endpoint.notes] == [RateLimited(waitedS=2.0, attempt=1)]
 
 
 def test_a_rate_limit_beyond_the_retries_ends_the_pair() -> None:

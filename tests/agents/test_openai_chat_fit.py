@@ -24,6 +24,7 @@ from agentic.agents.openai_chat import (
     text_tool_call,
 )
 from agentic.contract.errors import ContractError
+from agentic.contract.pair_notes import LlmAnswers, LlmUsage, encode
 from agentic.contract.steps import VisibleCall
 from agentic.fixture.loader import Fixture
 from agentic.tools import tool_definitions
@@ -278,14 +279,14 @@ def test_the_endpoints_token_usage_is_noted(tmp_path: Path, tiny_fixture: Fixtur
         chat = session(tmp_path, tiny_fixture, endpoint)
         chat.next_step(())
         chat.next_step(())
-    assert "llm_usage: 2 of 2 request(s) reported, 1800 prompt and 80 completion tokens" in (
-        chat.notes()
-    )
+    usage_note = LlmUsage(requests=2, reported=2, prompt=1800, completion=80)
+    assert encode(usage_note) in chat.notes()
     assert reported_tokens(chat.notes()) == (1800, 80)
 
 
 def test_no_tokens_are_read_from_notes_of_an_endpoint_that_reported_none() -> None:
-    assert reported_tokens(["llm_cache replay: 0 entries, digest sha256:" + "0" * 64]) is None
+    summary = LlmAnswers(mode="replay", count=0, digest="0" * 64)
+    assert reported_tokens([encode(summary), "a free-text diagnostic"]) is None
 
 
 def test_the_runners_step_deadline_is_the_configs_with_a_grace_for_the_endpoint_to_end_it(

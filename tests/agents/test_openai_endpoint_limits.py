@@ -27,6 +27,7 @@ from agentic.agents.llm_cache import (
 )
 from agentic.contract.canonical import canonical_bytes, sha256_hex
 from agentic.contract.errors import ContractError
+from agentic.contract.pair_notes import LlmAnswers, notes_of
 from agentic.fixture.loader import Fixture
 from tests.agents.test_openai_chat import mock_endpoint, run_lane, write_config
 from tests.support.fake_openai import FakeEndpoint, Reply, scripted_reply, serving
@@ -222,13 +223,10 @@ def _results(out: Path) -> str:
 
 
 def _cache_notes(out: Path) -> list[str]:
+    """The digest of each pair's cache entries, from its ``llm_answers`` note."""
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    return [
-        note.split("digest ")[1]
-        for receipt in report["receipts"]
-        for note in receipt["observations"]["diagnostics"]
-        if note.startswith("llm_cache ") and "digest " in note
-    ]
+    diagnostics = [n for r in report["receipts"] for n in r["observations"]["diagnostics"]]
+    return [summary.digest for summary in notes_of(diagnostics, LlmAnswers)]
 
 
 def test_replays_from_caches_differing_only_where_no_receipt_looks_record_different_digests(
