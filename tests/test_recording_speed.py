@@ -34,9 +34,7 @@ def _receipt(adapter: str, keys: list[str], seconds: float) -> dict[str, Any]:
 
 
 def _usage(requests: int, prompt: int, completion: int) -> str:
-    note = LlmUsage(
-        requests=requests, reported=requests, prompt=prompt, completion=completion
-    )
+    note = LlmUsage(requests=requests, reported=requests, prompt=prompt, completion=completion)
     return encode(note)
 
 
