@@ -226,13 +226,16 @@ def uses_notes(mode: CacheMode, uses: Sequence[EntryUse]) -> list[str]:
 
 
 def used_keys(notes: Iterable[str]) -> set[str] | None:
-    """The cache keys named by a lane's notes (every pair's diagnostics); None when the notes do
-    not name every answer they count: nothing may then be pruned."""
+    """The cache keys named by a lane's notes (every pair's diagnostics); None when the notes
+    name no answer, or do not name every answer they count: nothing may then be pruned. (Notes
+    that name nothing are notes this code cannot read, never a lane that used no answer: an
+    endpoint lane asks at least one question per pair.)"""
     listed = list(notes)
-    keys = {answer.entry for answer in notes_of(listed, LlmAnswer)}
-    named = sum(1 for _ in notes_of(listed, LlmAnswer))
+    answers = list(notes_of(listed, LlmAnswer))
     counted = sum(summary.count for summary in notes_of(listed, LlmAnswers))
-    return keys if named == counted else None
+    if not answers or len(answers) != counted:
+        return None
+    return {answer.entry for answer in answers}
 
 
 def asked_order(notes: Iterable[str]) -> list[str]:

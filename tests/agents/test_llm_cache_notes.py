@@ -38,3 +38,9 @@ def test_notes_that_name_no_entry_prune_nothing() -> None:
 
 def test_free_text_diagnostics_name_no_answer() -> None:
     assert asked_order(["tool_timeout: search exceeded 30 s", "llm_answer without fields"]) == []
+
+
+def test_notes_that_name_no_answer_at_all_prune_nothing() -> None:
+    # Notes another version of the kit wrote read as free text: never as "no answer was used".
+    older = "llm_cache record: answer 1 of 1 " + _key(1)
+    assert used_keys([older, "tool_timeout: search exceeded 30 s"]) is None
