@@ -258,6 +258,13 @@ def messages(
     return conversation
 
 
+def prompt_bytes(body: JsonObject) -> int:
+    """The bytes of a request that the server renders into the prompt: all but the grammar,
+    which constrains the reply and takes no room in the context (it grows with every line the
+    model was shown: counted as prompt, it ended pairs whose prompt was a fifth of the context)."""
+    return len(canonical_text({k: v for k, v in body.items() if k != "grammar"}).encode("utf-8"))
+
+
 def prompt_fingerprint(task: AgentTask) -> str:
     return fingerprint(
         {
@@ -295,8 +302,7 @@ class RenderedChatSession:
         if self._chars is None:
             budget = self._config.context_budget
             tokens = None if budget is None or budget.tokens is None else budget.tokens
-            opening = self.request((), 0)
-            fixed = len(canonical_text(opening).encode("utf-8")) / CHARS_PER_FIXED_TOKEN
+            fixed = prompt_bytes(self.request((), 0)) / CHARS_PER_FIXED_TOKEN
             output = self._config.max_output_tokens
             self._chars = result_chars(tokens, fixed, output, self._task.budgets.maxAgentCalls)
         return self._chars
@@ -331,7 +337,7 @@ class RenderedChatSession:
         shape = self.shape(calls)
         grammar = call_grammar(self._task, shape)
         body = self.request(calls, self._result_chars(), to_gbnf(grammar))
-        size = len(canonical_text(body).encode("utf-8"))
+        size = prompt_bytes(body)
         context_left(self._config, size, self._measured)
         reply = self._endpoint.post_json("chat/completions", body)
         self._usage.add(reply)

@@ -15,7 +15,7 @@ from agentic.agents.call_grammar import FINAL_TOOL, call_grammar, call_text, rea
 from agentic.agents.chat_config import load_agent_config
 from agentic.agents.chat_endpoint import Endpoint, EndpointSettings
 from agentic.agents.grammar import Citable, StepShape
-from agentic.agents.rendered_chat import EXAMPLE_TURNS, RenderedChatSession
+from agentic.agents.rendered_chat import EXAMPLE_TURNS, RenderedChatSession, prompt_bytes
 from agentic.cli import main
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
@@ -241,3 +241,10 @@ def test_the_worked_examples_calls_are_what_the_grammar_admits() -> None:
     grammar = call_grammar(example_task(), shape)
     calls = [text for role, text in EXAMPLE_TURNS[:6] if role == "assistant"]
     assert all(read_call(text, grammar) is not None for text in calls)
+
+
+def test_the_grammar_a_request_carries_takes_no_room_in_the_context() -> None:
+    body: JsonObject = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    assert prompt_bytes({**body, "grammar": "root ::= " + '"x" | ' * 5000 + '"y"'}) == (
+        prompt_bytes(body)
+    )
