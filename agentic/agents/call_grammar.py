@@ -27,9 +27,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentic.agents.grammar import (
-    MAX_QUERY_CHARS,
-    MAX_URIS,
-    POSITIVE,
     STRING_CHAR,
     VALUE_NODES,
     Citable,
@@ -43,10 +40,8 @@ from agentic.agents.grammar import (
     claim_rules,
     claims_then_gaps,
     json_literal,
-    json_string,
-    optional,
-    separated,
     seq,
+    tool_arguments,
 )
 from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
@@ -72,27 +67,7 @@ def _call(name: str, arguments: Node) -> Node:
 
 
 def _tool_calls(shape: StepShape) -> list[Node]:
-    uri = alt([json_literal(u) for u in shape.uris]) if shape.uris else None
-    calls: list[Node] = []
-    for name in shape.tools:
-        if name == "search":
-            collection = alt([json_literal(c) for c in shape.collections])
-            query = json_string(1, MAX_QUERY_CHARS)
-            arguments = seq(Lit('{"query":'), query, Lit(',"collection":'), collection, Lit("}"))
-            calls.append(_call("search", arguments))
-        elif name == "get" and uri is not None:
-            arguments = seq(
-                Lit('{"uri":'),
-                uri,
-                optional(seq(Lit(',"fromLine":'), POSITIVE)),
-                optional(seq(Lit(',"lineCount":'), POSITIVE)),
-                Lit("}"),
-            )
-            calls.append(_call("get", arguments))
-        elif name == "multi_get" and uri is not None:
-            arguments = seq(Lit('{"uris":['), separated(uri, 1, MAX_URIS), Lit("]}"))
-            calls.append(_call("multi_get", arguments))
-    return calls
+    return [_call(name, args) for name, args in tool_arguments(shape, collection_required=True)]
 
 
 def _citation(citables: Sequence[Citable]) -> Node:

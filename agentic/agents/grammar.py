@@ -451,19 +451,18 @@ def _tool(name: str, arguments: Node) -> Node:
     return seq(Lit(f'{{"kind":"tool","toolName":"{name}","arguments":'), arguments, Lit("}"))
 
 
-def _tool_steps(shape: StepShape) -> list[Node]:
+def tool_arguments(shape: StepShape, *, collection_required: bool) -> list[tuple[str, Node]]:
+    """Each tool the model may call now, in the shape's order, with its arguments' grammar:
+    ``search`` takes words and one of the task's collections (which a grammar may leave
+    optional); the reads take uris results have shown, so a read is offered once one has."""
     uri = alt([json_literal(u) for u in shape.uris]) if shape.uris else None
-    steps: list[Node] = []
+    calls: list[tuple[str, Node]] = []
     for name in shape.tools:
         if name == "search":
-            collection = alt([json_literal(c) for c in shape.collections])
-            arguments = seq(
-                Lit('{"query":'),
-                json_string(1, MAX_QUERY_CHARS),
-                optional(seq(Lit(',"collection":'), collection)),
-                Lit("}"),
-            )
-            steps.append(_tool("search", arguments))
+            scope = seq(Lit(',"collection":'), alt([json_literal(c) for c in shape.collections]))
+            query = json_string(1, MAX_QUERY_CHARS)
+            in_scope = scope if collection_required else optional(scope)
+            calls.append((name, seq(Lit('{"query":'), query, in_scope, Lit("}"))))
         elif name == "get" and uri is not None:
             arguments = seq(
                 Lit('{"uri":'),
@@ -472,11 +471,14 @@ def _tool_steps(shape: StepShape) -> list[Node]:
                 optional(seq(Lit(',"lineCount":'), POSITIVE)),
                 Lit("}"),
             )
-            steps.append(_tool("get", arguments))
+            calls.append((name, arguments))
         elif name == "multi_get" and uri is not None:
-            arguments = seq(Lit('{"uris":['), separated(uri, 1, MAX_URIS), Lit("]}"))
-            steps.append(_tool("multi_get", arguments))
-    return steps
+            calls.append((name, seq(Lit('{"uris":['), separated(uri, 1, MAX_URIS), Lit("]}"))))
+    return calls
+
+
+def _tool_steps(shape: StepShape) -> list[Node]:
+    return [_tool(name, args) for name, args in tool_arguments(shape, collection_required=False)]
 
 
 def step_grammar(task: AgentTask, shape: StepShape) -> Grammar:
