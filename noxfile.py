@@ -329,7 +329,7 @@ def optional(session: nox.Session) -> None:
         # The local-model lane verifies its model lock (size, streaming sha256) before any model
         # loads; the qmd lanes verify the pinned qmd install first.
         if name in ("qmd-lex", "qmd"):
-            agentic(session, "qmd", "verify")
+            agentic(session, "qmd", "check")
         agentic(session, "run", "--lane", f"optional/{name}", "--write")
 
 

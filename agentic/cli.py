@@ -143,8 +143,10 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "qmd",
         "agentic.commands.qmd_setup",
-        "install, verify or pin the qmd comparator",
+        "install, check or pin the qmd comparator",
         MAINTENANCE,
+        # "verify" means a rerun held to a committed baseline; a hash and install check is a check
+        renamed=(("verify", "check"),),
     ),
     Command(
         "model", "agentic.commands.model", "join a model published as chunk packages", MAINTENANCE

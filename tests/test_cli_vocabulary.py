@@ -17,6 +17,7 @@ RENAMED = (
     ("matrix", "--report", "--out"),
     ("prepare", "--cache", "--index-cache"),
     ("compare", "--promote", "--accept"),
+    ("qmd", "verify", "check"),
 )
 
 
@@ -31,11 +32,13 @@ COMMAND_PARSERS = _commands()
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> Iterator[str]:
-    """Every option string of ``parser`` and of its subcommands, hidden ones included."""
+    """Every option string of ``parser`` and of its subcommands (and their names), hidden ones
+    included."""
     for action in parser._actions:
         yield from action.option_strings
         if isinstance(action, argparse._SubParsersAction):
-            for child in action.choices.values():
+            for name, child in action.choices.items():
+                yield name
                 yield from _option_strings(child)
 
 

@@ -143,7 +143,7 @@ def _summary(install: QmdInstall, lock: QmdLock) -> str:
     )
 
 
-def _verify(args: argparse.Namespace) -> int:
+def _check(args: argparse.Namespace) -> int:
     lock = load_qmd_lock()
     check_npm_inputs(lock)
     install = verify_install(lock, _home(args))
@@ -238,11 +238,11 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser("qmd", help="install, verify or pin the qmd comparator")
+    parser = subparsers.add_parser("qmd", help="install, check or pin the qmd comparator")
     actions = parser.add_subparsers(dest="qmd_action", required=True)
     for name, handler, text in (
-        ("setup", _setup, "install qmd and node from the committed npm lock, then verify"),
-        ("verify", _verify, "check the install and a live qmd against locks/qmd.lock.json"),
+        ("setup", _setup, "install qmd and node from the committed npm lock, then check it"),
+        ("check", _check, "check the install and a live qmd against locks/qmd.lock.json"),
         ("record", _record, "rewrite locks/qmd.lock.json from a live qmd"),
     ):
         action = actions.add_parser(name, help=text)
