@@ -116,7 +116,7 @@ COPY --from=kit /kit /tmp/kit
 RUN pip install --no-cache-dir --no-index --no-deps /tmp/kit/*.whl \
     && rm -rf /tmp/kit \
     && python -c 'import os; from agentic.locks import AGENT_MODEL_LOCK, preflight_agent_model; from agentic.resources import locks_dir; checked = preflight_agent_model(locks_dir() / AGENT_MODEL_LOCK, os.environ); print("model verified:", checked.model.path, checked.model.sha256)' \
-    && agentic qmd verify
+    && agentic qmd check
 # Last, so that a new commit rebuilds metadata only. Reports inside the image record these
 # (agentic/report/environment.py); pass both or neither.
 ARG AGENTIC_BUILD_COMMIT=

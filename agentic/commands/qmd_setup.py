@@ -1,11 +1,11 @@
-"""``agentic qmd setup|verify|record``: install, check and pin the qmd comparator.
+"""``agentic qmd setup|check|record``: install, check and pin the qmd comparator.
 
 setup
     Install Node 22 and qmd into the qmd home (``$AGENTIC_QMD_HOME``, else ``.cache/qmd``) with
     ``npm ci`` from the committed ``locks/qmd/package-lock.json`` (skipped when the install is
-    already the locked one), then run ``verify``. This is what ``nox -s qmd-setup`` runs; it is
+    already the locked one), then run ``check``. This is what ``nox -s qmd-setup`` runs; it is
     the only step that reaches the npm registry.
-verify
+check
     Offline: the lock matches the committed npm inputs, the install holds the locked Node and qmd,
     and a real ``qmd mcp`` process, on a one-document corpus indexed with ``qmd update``, reports
     the locked identity and lists exactly the locked tools.

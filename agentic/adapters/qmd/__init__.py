@@ -10,5 +10,5 @@ Install and pins: ``install.py`` (Node 22 and qmd from the committed npm lock), 
 (``locks/qmd.lock.json``: versions, lock hash, the listed MCP tools). Preparation and isolation:
 ``native.py`` (with ``proc.py`` for bounded one-shot commands). Result parsing: ``results.py``.
 The MCP profiles themselves: ``profiles.py``. Benchmark hook: ``timing.py``. Setup and lock
-recording: ``agentic.commands.qmd_setup`` (``agentic qmd setup|verify|record``).
+recording: ``agentic.commands.qmd_setup`` (``agentic qmd setup|check|record``).
 """
