@@ -70,6 +70,8 @@ SINKS: dict[str, Sink] = {
     "run_bounded": Sink(None, "code", kind=INPUT),
     # contract/strict_json.py: the code every failure of a document's strict parse takes.
     "parse_strict_object": Sink(None, "code", kind=INPUT),
+    # contract/toml_config.py: the code every failure of a TOML config file takes.
+    "parse_toml_model": Sink(None, "code", kind=INPUT),
     # commands/argtypes.py: the ContractError code of a command that needs the baselines root
     # and has neither a checkout nor --baselines.
     "baselines_root": Sink(None, "code", kind=INPUT),

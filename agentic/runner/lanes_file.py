@@ -14,7 +14,6 @@ lane's name is its baseline's folder under ``baselines/``.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
 
@@ -24,14 +23,13 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
-    ValidationError,
     model_validator,
 )
 
 from agentic import resources
-from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
+from agentic.contract.toml_config import dotted, parse_toml_model
 from agentic.runner.entries import DEFAULT_FIXTURE, LaneEntry
 
 LANES_FILE = "lanes.toml"
@@ -132,30 +130,12 @@ def _where(location: tuple[int | str, ...], document: dict[str, Any]) -> str:
         lane = lanes[location[1]] if isinstance(lanes, list) else None
         name = lane.get("name") if isinstance(lane, dict) else None
         if isinstance(name, str):
-            return ": ".join([f"lane {name}", ".".join(str(part) for part in location[2:])])
-    return ".".join(str(part) for part in location)
-
-
-def _first_error(exc: ValidationError, document: dict[str, Any]) -> str:
-    error = exc.errors()[0]
-    place = _where(tuple(error["loc"]), document)
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] == "extra_forbidden":
-        message = "unknown key"
-    return f"{place}: {message}" if place else message
+            return ": ".join([f"lane {name}", dotted(location[2:], document)])
+    return dotted(location, document)
 
 
 def parse_lanes_file(data: bytes, *, source: str) -> LanesFile:
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ContractError("invalid_lanes_file", f"{source}: {exc}") from None
-    try:
-        return LanesFile.model_validate(document)
-    except ValidationError as exc:
-        raise ContractError(
-            "invalid_lanes_file", f"{source}: {_first_error(exc, document)}"
-        ) from None
+    return parse_toml_model(data, LanesFile, source=source, code="invalid_lanes_file", where=_where)
 
 
 def load_lanes_file(path: Path) -> LanesFile:

@@ -48,15 +48,14 @@ from __future__ import annotations
 
 import re
 import string
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentic.contract.credentials import MIN_SECRET_CHARS, Secrets, url_secrets
-from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
+from agentic.contract.toml_config import parse_toml_model
 
 PLACEHOLDERS: frozenset[str] = frozenset(
     {"corpus", "prepared", "config_dir", "port", "home", "run"}
@@ -544,24 +543,8 @@ def _check_placeholders(where: str, text: str, *, http: bool) -> None:
             raise ValueError(f"{where}: write {{{name}}} alone, with no conversion or format spec")
 
 
-def _first_error(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    location = ".".join(str(part) for part in error["loc"])
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if error["type"] == "extra_forbidden":
-        message = "unknown key"
-    return f"{location}: {message}" if location else message
-
-
 def parse_backend_config(data: bytes, *, source: str) -> BackendConfig:
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ContractError("invalid_backend_config", f"{source}: {exc}") from None
-    try:
-        return BackendConfig.model_validate(document)
-    except ValidationError as exc:
-        raise ContractError("invalid_backend_config", f"{source}: {_first_error(exc)}") from None
+    return parse_toml_model(data, BackendConfig, source=source, code="invalid_backend_config")
 
 
 def load_backend_config(path: Path) -> BackendConfig:
