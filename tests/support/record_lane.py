@@ -62,7 +62,7 @@ class Recording:
 # chat_format None: the model's own template from its GGUF (the rendered protocol's tools).
 RECORDINGS = {
     "qwen-bundled": Recording(lock="qwen-coder", chat_format=None, n_ctx=8192),
-    "qwen-sqlite": Recording(lock="qwen-coder", chat_format="chatml-function-calling", n_ctx=16384),
+    "qwen-sqlite": Recording(lock="qwen-coder", chat_format=None, n_ctx=8192),
 }
 
 
