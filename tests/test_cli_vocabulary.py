@@ -19,6 +19,9 @@ RENAMED = (
     ("compare", "--promote", "--accept"),
     ("qmd", "verify", "check"),
 )
+# An option's former value and its one name now: the LLM cache's answers are reused, so that
+# "replay" names only a capsule's second pass.
+RENAMED_VALUES = (("run", "--llm-cache-mode", "replay", "reuse"),)
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:
@@ -82,9 +85,45 @@ def test_the_promotion_gate_of_run_keeps_its_name() -> None:
     assert "--promote" in set(_option_strings(COMMAND_PARSERS["run"]))
 
 
+@pytest.mark.parametrize(("command", "option", "old", "new"), RENAMED_VALUES)
+def test_each_renamed_value_is_a_choice_under_its_new_name_only(
+    command: str, option: str, old: str, new: str
+) -> None:
+    action = next(a for a in COMMAND_PARSERS[command]._actions if option in a.option_strings)
+    assert action.choices is not None
+    assert new in action.choices
+    assert old not in action.choices
+
+
+@pytest.mark.parametrize(("command", "option", "old", "new"), RENAMED_VALUES)
+@pytest.mark.parametrize("form", ["separate", "joined"])
+def test_a_former_value_is_refused_with_its_new_name_in_one_line(
+    command: str, option: str, old: str, new: str, form: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    given = [option, old] if form == "separate" else [f"{option}={old}"]
+    assert main([command, *given]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"agentic: invalid_cli_option: {option} {old} was renamed {option} {new}\n"
+    )
+
+
+def test_a_value_that_only_follows_a_renamed_one_elsewhere_is_not_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # "replay" after another option is that option's value, not the cache mode's former name.
+    assert main(["run", "--task", "replay", "--llm-cache-mode", "nonsense"]) == 2
+    assert "was renamed" not in capsys.readouterr().err
+
+
 def test_the_table_of_former_spellings_is_the_one_the_cli_refuses() -> None:
     table = {(c.name, old, new) for c in COMMANDS for old, new in c.renamed}
-    assert table == set(RENAMED)
+    values = {
+        (command, f"{option} {old}", f"{option} {new}")
+        for command, option, old, new in RENAMED_VALUES
+    }
+    assert table == set(RENAMED) | values
 
 
 # --- agentic --help ---------------------------------------------------------------------------

@@ -8,10 +8,10 @@ cores, so it is made to be stopped and started again: every answer is in the cac
 is given (a rerun asks the server only what is not recorded yet), and an interrupted lane's
 journal is resumed (``--resume``). When the lane completes, the answers no pair uses (recorded
 before a change of the agent's config, say) are removed, and ``agentic verify optional/NAME``
-replays it with the server stopped: the committed cache alone must reproduce the baseline. A
-pair whose model gave no answer within the step deadline has nothing to replay, so it is asked
-again, from the journal of a resumed recording or by recording the completed lane once more
-(``record_answered``).
+reruns it from the cache with the server stopped: the committed cache alone must reproduce the
+baseline. A pair whose model gave no answer within the step deadline has nothing to reuse, so it
+is asked again, from the journal of a resumed recording or by recording the completed lane once
+more (``record_answered``).
 
 Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
 """
@@ -116,7 +116,7 @@ def timed_out(receipt: Any) -> bool:
 def drop_timed_out(target: Path) -> int:
     """Remove from the lane's journal the pairs whose model gave no answer within the step
     deadline, and say how many. Such a pair's last request has no recorded answer, so a lane
-    holding it could never be replayed; gone from the journal, it is asked again when the
+    holding it could never be reused; gone from the journal, it is asked again when the
     recording resumes (its earlier answers come from the cache). A busy machine is the usual
     cause: a recording paused or starved for the length of the config's deadline."""
     pairs = journal_folder(target) / PAIRS
@@ -149,23 +149,23 @@ def record_answered(name: str, logs: Path) -> int:
 
 
 def prune(name: str, cache: Path) -> None:
-    """Remove the cache's answers no pair of the lane uses. A replay of the whole lane names,
+    """Remove the cache's answers no pair of the lane uses. A rerun of the whole lane names,
     in each pair's observations, the entries it used (pairs journaled by older recordings may
     not); the verify that follows proves the rest still reproduces the lane."""
     with tempfile.TemporaryDirectory(prefix="agentic-prune-") as folder:
-        out = Path(folder) / "replay"
+        out = Path(folder) / "rerun"
         argv = [
             sys.executable, "-m", "agentic", "run", "--lane", f"optional/{name}",
-            "--llm-cache-mode", "replay", "--out", str(out), "--quiet",
+            "--llm-cache-mode", "reuse", "--out", str(out), "--quiet",
         ]  # fmt: skip
         if subprocess.run(argv, check=False).returncode not in (0, 1):
-            print(f"record: the replay of optional/{name} failed: nothing pruned")
+            print(f"record: the rerun of optional/{name} failed: nothing pruned")
             return
         report = json.loads((out / "report.json").read_bytes())
     notes = [note for r in report["receipts"] for note in r["observations"]["diagnostics"]]
     keep = used_keys(notes)
     if keep is None:
-        print("record: the replay's notes do not name their cache entries: nothing pruned")
+        print("record: the rerun's notes do not name their cache entries: nothing pruned")
         return
     unused = unused_entries(cache, keep)
     for path in unused:
