@@ -66,7 +66,11 @@ COMMANDS: tuple[Command, ...] = (
         AUTHORING,
     ),
     Command(
-        "fixture", "agentic.commands.fixture", "verify, describe or re-pin a fixture", AUTHORING
+        "fixture",
+        "agentic.commands.fixture",
+        "verify, describe or re-pin a fixture",
+        AUTHORING,
+        renamed=(("--json", "--format json"),),
     ),
     Command("tools", "agentic.commands.tools", "print the frozen tool contract", AUTHORING),
     Command(
@@ -154,7 +158,7 @@ COMMANDS: tuple[Command, ...] = (
         "install, check or pin the qmd comparator",
         MAINTENANCE,
         # "verify" means a rerun held to a committed baseline; a hash and install check is a check
-        renamed=(("verify", "check"),),
+        renamed=(("verify", "check"), ("--timeout", "--timeout-ms")),
     ),
     Command(
         "model", "agentic.commands.model", "join a model published as chunk packages", MAINTENANCE
