@@ -549,8 +549,8 @@ def record(session: nox.Session) -> None:
     """Record an endpoint lane with its real model (default: qwen-sqlite, lane
     optional/qwen-sqlite): its model assembled first (as `nox -s model` does), llama.cpp's server
     started on the port its agent config names, every answer recorded into the lane's committed
-    LLM cache, the report written to baselines/optional/NAME, then replayed with the server
-    stopped. Hours on two cores; stop it at will and run it again: it resumes."""
+    LLM cache, the report written to baselines/optional/NAME, then rerun from the cache with the
+    server stopped. Hours on two cores; stop it at will and run it again: it resumes."""
     name = session.posargs[0] if session.posargs else "qwen-sqlite"
     _install(session, "dev,local-model")
     # The lane's qmd-lex pairs need qmd (as `nox -s qmd-setup` installs it; a check when it is).
@@ -565,8 +565,8 @@ def record(session: nox.Session) -> None:
 def openai_smoke(session: nox.Session) -> None:
     """The openai-chat agent over HTTP against llama.cpp's own OpenAI-compatible server (the
     pinned SmolLM2 on a free local port): a short lane recorded into an LLM cache (its report
-    must validate), then replayed with the server stopped to a byte-identical canonical.json;
-    and the committed cache replayed to the committed baseline's receipts
+    must validate), then rerun from the cache with the server stopped to a byte-identical
+    canonical.json; and the committed cache rerun to the committed baseline's receipts
     (baselines/optional/openai-smollm2). Positional args: task ids (default two tasks), or
     `--restage` to record the committed cache and baseline afresh."""
     _install(session, "dev,local-model")

@@ -36,8 +36,9 @@ class Command:
     The module defines ``register(subparsers)``, which adds the full subparser (with the same
     help) and sets ``func(args) -> int`` as the handler. It is imported only when its command
     runs, so ``agentic run`` never pays for the MCP SDK, llama.cpp or qmd unless it uses them.
-    ``renamed`` pairs an option's former spelling with its name now: the kit keeps no aliases,
-    so the former one is refused with that hint (``reject_renamed``).
+    ``renamed`` pairs an option's former spelling (or an option's former value) with its name
+    now: the kit keeps no aliases, so the former one is refused with that hint
+    (``reject_renamed``).
     """
 
     name: str
@@ -65,7 +66,11 @@ COMMANDS: tuple[Command, ...] = (
         AUTHORING,
     ),
     Command(
-        "fixture", "agentic.commands.fixture", "verify, describe or re-pin a fixture", AUTHORING
+        "fixture",
+        "agentic.commands.fixture",
+        "verify, describe or re-pin a fixture",
+        AUTHORING,
+        renamed=(("--json", "--format json"),),
     ),
     Command("tools", "agentic.commands.tools", "print the frozen tool contract", AUTHORING),
     Command(
@@ -87,7 +92,14 @@ COMMANDS: tuple[Command, ...] = (
         "serve a prepared lexical index as an MCP stdio server",
         MAINTENANCE,
     ),
-    Command("run", "agentic.commands.run", "run a lane and score it", RUN_AND_COMPARE),
+    Command(
+        "run",
+        "agentic.commands.run",
+        "run a lane and score it",
+        RUN_AND_COMPARE,
+        # a capsule's second pass is its replay; the LLM cache answers by reuse
+        renamed=(("--llm-cache-mode replay", "--llm-cache-mode reuse"),),
+    ),
     Command(
         "merge", "agentic.commands.merge", "merge a lane's shards into its report", RUN_AND_COMPARE
     ),
@@ -146,7 +158,7 @@ COMMANDS: tuple[Command, ...] = (
         "install, check or pin the qmd comparator",
         MAINTENANCE,
         # "verify" means a rerun held to a committed baseline; a hash and install check is a check
-        renamed=(("verify", "check"),),
+        renamed=(("verify", "check"), ("--timeout", "--timeout-ms")),
     ),
     Command(
         "model", "agentic.commands.model", "join a model published as chunk packages", MAINTENANCE
@@ -199,15 +211,21 @@ def _chosen(argv: Sequence[str]) -> Command | None:
 
 def reject_renamed(argv: Sequence[str]) -> None:
     """Refuse an option's former spelling (``Command.renamed``) with its name now, in one line,
-    whatever else is wrong with ``argv``: the kit keeps no aliases."""
+    whatever else is wrong with ``argv``: the kit keeps no aliases. A former spelling is an
+    option (``--cache``) or an option with a value (``--llm-cache-mode replay``), given as two
+    words or joined by ``=``."""
     command = _chosen(argv)
     renamed = dict(command.renamed) if command is not None else {}
-    for word in argv[1:]:
+    words = list(argv[1:])
+    for index, word in enumerate(words):
         if word == "--":
             return
-        option = word.partition("=")[0]
-        if option in renamed:
-            raise UsageError(f"{option} was renamed {renamed[option]}")
+        option, joined, value = word.partition("=")
+        following = words[index + 1] if index + 1 < len(words) else ""
+        spelling = f"{option} {value if joined else following}"
+        for former in (option, spelling):
+            if former in renamed:
+                raise UsageError(f"{former} was renamed {renamed[former]}")
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

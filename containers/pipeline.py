@@ -17,7 +17,7 @@ Steps, each failing closed with one line (exit 2):
    equal the committed lane's receipts of the same pairs (``--smoke``; not compared, and said
    so, when the image's llama.cpp build differs from the committed lane's);
 6. the committed LLM lane (bundled fixture): its committed cache and agent config are mounted
-   read-only and replayed inside the image (no network, no endpoint, no key); every receipt
+   read-only and rerun from inside the image (no network, no endpoint, no key); every receipt
    must equal the committed baseline's (``baselines/optional/openai-smollm2``);
 7. figures (build cold/warm, image size, lane wall time inside vs host) to
    ``.cache/container/last-run/summary.json`` beside the copied-out artifacts.
@@ -52,7 +52,7 @@ QMD_LEX_LANE = "optional/qmd-lex"
 LOCAL_MODEL_LANE = "optional/local-model"
 VERIFIABLE_LANES = (AUTHORITATIVE_LANE, QMD_LEX_LANE, LOCAL_MODEL_LANE)
 BASELINES = Path("baselines")
-# A recorded openai-chat lane: its baseline, the cache it replays from and the agent config.
+# A recorded openai-chat lane: its baseline, the cache it reruns from and the agent config.
 LLM_LANE = "optional/openai-smollm2"
 LLM_CACHE = BASELINES / "llm-cache" / "smollm2-endpoint"
 LLM_CONFIG = Path("examples/agents/llama-server.toml")
@@ -678,8 +678,8 @@ def llm_lane_committed(root: Path, fixture: Path | None) -> bool:
     )
 
 
-def llm_replay_lane(report: Mapping[str, Any]) -> Rerun:
-    """The committed LLM lane's schedule (its pairs' tasks, adapters and lifecycles), replayed
+def llm_rerun_lane(report: Mapping[str, Any]) -> Rerun:
+    """The committed LLM lane's schedule (its pairs' tasks, adapters and lifecycles), rerun
     from the mounted cache with the mounted config."""
     receipts = [r["canonical"] for r in report["receipts"]]
 
@@ -688,11 +688,11 @@ def llm_replay_lane(report: Mapping[str, Any]) -> Rerun:
 
     args = (
         "--agent-config", f"{IMAGE_LLM}/agent.toml",
-        "--llm-cache", f"{IMAGE_LLM}/cache", "--llm-cache-mode", "replay",
+        "--llm-cache", f"{IMAGE_LLM}/cache", "--llm-cache-mode", "reuse",
         "--adapter", joined("adapterId"), "--lifecycle", joined("lifecycle"),
         "--task", joined("taskId"), "--promote", "none",
     )  # fmt: skip
-    return Rerun("llm-replay", args)
+    return Rerun("llm-rerun", args)
 
 
 def stage_llm(root: Path, scratch: Path) -> Path:
@@ -709,19 +709,19 @@ def receipts_differences(base: Path, new: Path) -> list[str]:
     return receipt_differences(load_report(base), load_report(new))
 
 
-def llm_replay(session: Session, stack: ExitStack, tag: str, figures: dict[str, Any]) -> None:
+def llm_rerun(session: Session, stack: ExitStack, tag: str, figures: dict[str, Any]) -> None:
     baseline = session.root / BASELINES / LLM_LANE / "report.json"
-    lane = llm_replay_lane(read_json(baseline))
+    lane = llm_rerun_lane(read_json(baseline))
     staged = stage_llm(session.root, session.scratch)
     mount = eng.Mount(staged, IMAGE_LLM, read_only=True)
     result = run_image_lane(session, stack, tag, lane, (None, None), extra_mounts=(mount,))
     copy_out(session.root, result.out, lane.name)
     if result.exit_code != 0:
         raise ContainerError(
-            "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside (replay)"
+            "smoke_lane_failed", f"{lane.name} exited {result.exit_code} inside (LLM cache)"
         )
     differences = receipts_differences(baseline, result.out / "report.json")
-    figures["llmReplay"] = {
+    figures["llmRerun"] = {
         "lane": LLM_LANE,
         "seconds": round(result.seconds, 2),
         "pairs": len(read_json(baseline)["receipts"]),
@@ -827,7 +827,7 @@ def run_steps(
         )
         smoke(session, stack, tag, inputs, figures)
         if llm_lane_committed(root, options.fixture):
-            llm_replay(session, stack, tag, figures)
+            llm_rerun(session, stack, tag, figures)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

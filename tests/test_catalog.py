@@ -316,7 +316,7 @@ def test_an_endpoint_lane_replays_its_committed_cache_unless_a_run_records() -> 
     source = CatalogSource.for_lane(lane)
     assert source.agent_config is not None and source.agent_config.name == "qwen-sqlite.toml"
     assert source.llm_cache is not None and source.llm_cache.name == "qwen-sqlite"
-    assert source.llm_cache_mode == "replay"
+    assert source.llm_cache_mode == "reuse"
     assert CatalogSource.for_lane(lane, "record").llm_cache_mode == "record"
     assert lane.lifecycles == ("cold",)
 

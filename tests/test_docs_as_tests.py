@@ -142,7 +142,7 @@ def test_the_readmes_server_quick_start_runs_as_written(
 def test_the_readmes_endpoint_quick_start_runs_as_written(
     tiny_fixture: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The README's config pointed at a scripted endpoint: checked, recorded, then replayed
+    """The README's config pointed at a scripted endpoint: checked, recorded, then rerun
     with the endpoint down to the same canonical bytes."""
     text = readme_block("toml", 'kind = "openai-chat"')
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
@@ -151,14 +151,14 @@ def test_the_readmes_endpoint_quick_start_runs_as_written(
         url = re.sub(r'base_url = "[^"]*"', f'base_url = "{endpoint.base_url}"', text)
         config.write_text(url, encoding="utf-8")
         assert main(["catalog", "--agent-config", str(config), "--check"]) == 0
-        recorded = replay_argv(config, tiny_fixture, tmp_path, "record", "recorded")
+        recorded = cached_run_argv(config, tiny_fixture, tmp_path, "record", "recorded")
         assert main(recorded) == 0
-    assert main(replay_argv(config, tiny_fixture, tmp_path, "replay", "replayed")) == 0
+    assert main(cached_run_argv(config, tiny_fixture, tmp_path, "reuse", "rerun")) == 0
     first = (tmp_path / "recorded" / "canonical.json").read_bytes()
-    assert (tmp_path / "replayed" / "canonical.json").read_bytes() == first
+    assert (tmp_path / "rerun" / "canonical.json").read_bytes() == first
 
 
-def replay_argv(config: Path, fixture: Fixture, tmp: Path, mode: str, out: str) -> list[str]:
+def cached_run_argv(config: Path, fixture: Fixture, tmp: Path, mode: str, out: str) -> list[str]:
     return [
         "run", "--agent-config", str(config), "--adapter", "lexical", "--fixture",
         str(fixture.root), "--llm-cache", str(tmp / "cache"), "--llm-cache-mode", mode,

@@ -1,13 +1,20 @@
-"""The recording of an endpoint lane leaves no pair without a recorded answer."""
+"""The recording of an endpoint lane leaves no pair without a recorded answer, and a stopped
+recording stops its lane's run before its server."""
 
 from __future__ import annotations
 
 import json
+import signal
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentic.lane.journal import PAIRS, journal_folder
-from tests.support.record_lane import drop_timed_out, timed_out
+from tests.support.record_lane import Child, drop_unanswered, unanswered
 
 
 def _receipt(code: str | None) -> dict[str, Any]:
@@ -24,17 +31,43 @@ def _journal(target: Path, codes: dict[str, str | None]) -> Path:
     return pairs
 
 
-def test_only_an_agent_timeout_counts_as_timed_out() -> None:
-    receipts = [_receipt(None), _receipt("agent_timeout"), _receipt("agent_context_exceeded")]
-    assert [timed_out(r) for r in receipts] == [False, True, False]
+def test_a_late_answer_and_a_gone_server_count_as_unanswered() -> None:
+    codes = [None, "agent_timeout", "llm_endpoint_unreachable", "agent_context_exceeded"]
+    assert [unanswered(_receipt(code)) for code in codes] == [False, True, True, False]
 
 
-def test_a_timed_out_pair_leaves_the_journal_and_every_other_stays(tmp_path: Path) -> None:
+def test_an_unanswered_pair_leaves_the_journal_and_every_other_stays(tmp_path: Path) -> None:
     target = tmp_path / "lane"
-    pairs = _journal(target, {"a": None, "b": "agent_timeout", "c": "invalid_final_envelope"})
-    assert drop_timed_out(target) == 1
+    codes = {
+        "a": None,
+        "b": "agent_timeout",
+        "c": "invalid_final_envelope",
+        "d": "llm_endpoint_unreachable",
+    }
+    pairs = _journal(target, codes)
+    assert drop_unanswered(target) == 2
     assert sorted(p.name for p in pairs.iterdir()) == ["a.json", "c.json"]
 
 
 def test_a_lane_without_a_journal_has_nothing_to_drop(tmp_path: Path) -> None:
-    assert drop_timed_out(tmp_path / "lane") == 0
+    assert drop_unanswered(tmp_path / "lane") == 0
+
+
+def test_sigterm_is_passed_on_to_the_run_under_way(tmp_path: Path) -> None:
+    child = Child()
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    threading.Timer(1.0, lambda: child.stop(signal.SIGTERM, None)).start()
+    started = time.monotonic()
+    assert child.run(sleeper, tmp_path / "run.log") == -signal.SIGTERM
+    assert time.monotonic() - started < 30
+
+
+def test_sigterm_with_no_run_under_way_ends_the_recorder() -> None:
+    with pytest.raises(SystemExit) as ended:
+        Child().stop(signal.SIGTERM, None)
+    assert ended.value.code == 128 + signal.SIGTERM
+
+
+def test_no_run_starts_once_the_recorder_is_stopping(tmp_path: Path) -> None:
+    child = Child(stopping=True)
+    assert child.run([sys.executable, "-c", "raise SystemExit(0)"], tmp_path / "log") == 143

@@ -1,6 +1,6 @@
 """One OpenAI-compatible endpoint, as the openai-chat agent talks to it through its cache.
 It speaks JSON over HTTP with httpx2, the client the MCP SDK already brings. Every exchange goes
-through the record/replay cache.
+through the record/reuse cache.
 
 What can go wrong between the agent and its model is classified here, once, as ``AgentStepError``
 with a contract failure class and a code (the runner ends the pair with it):
@@ -13,7 +13,7 @@ with a contract failure class and a code (the runner ends the pair with it):
   ``agent_timeout`` even when the deadline is what the wait would pass);
 - a 400 that says the request is longer than the model's context: ``agent_context_exceeded``,
   the agent's failure (the agent let its conversation grow past the model, or the model its own
-  reply); recorded in the cache like an answer, so a replay ends the pair the same way;
+  reply); recorded in the cache like an answer, so a rerun from it ends the pair the same way;
 - any other status that is not 2xx: ``llm_endpoint_failed`` (4xx: the request was refused,
   usually a wrong model name, key or URL; 5xx: the endpoint broke);
 - a body over ``MAX_RESPONSE_BYTES`` (the reply is streamed and reading stops at the cap, so a
@@ -31,7 +31,7 @@ at any point, headers included. Each request opens its own connection (about a m
 local server, nothing beside a model's answer); nothing is held between exchanges.
 
 Secrets stay here. The settings carry every secret this endpoint holds (the key, the URL's
-credentials): each body received, live or replayed, has them replaced by ``<secret>`` before it is
+credentials): each body received, live or cached, has them replaced by ``<secret>`` before it is
 cached or read (so no receipt, cache entry or message can hold them), every message names the URL
 as ``recorded_url`` writes it, and an error response is never cached (but the context refusal
 above, whose body the endpoint words from token counts, scrubbed like any other).
@@ -65,7 +65,7 @@ from agentic.contract.pair_notes import LlmUsage, RateLimited, encode, notes_of
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
 from agentic.contract.text import one_line
 
-# MAX_RESPONSE_BYTES lives beside the cache, which holds replays to it; it is this module's cap.
+# MAX_RESPONSE_BYTES lives beside the cache, which holds its bodies to it; it is this module's cap.
 __all__ = ["MAX_RESPONSE_BYTES", "Endpoint", "EndpointSettings", "Usage", "reported_tokens"]
 
 RATE_LIMIT_BUDGET_S = 60.0  # the most one exchange waits out 429s in total
@@ -183,7 +183,7 @@ async def _received(exchange: Exchange, response: httpx2.Response) -> _Answer:
 @dataclass
 class Endpoint:
     """Requests to one endpoint; ``notes`` collects what a caller should record (429 waits);
-    ``cache_uses`` the cache entries recorded or replayed, in order. ``transport`` is what every
+    ``cache_uses`` the cache entries recorded or reused, in order. ``transport`` is what every
     request goes through, closed with its client (tests inject ``httpx2.MockTransport``, whose
     closing is a no-op); None is httpx2's own, a new connection per request."""
 
@@ -223,9 +223,9 @@ class Endpoint:
         return self.exchange(Exchange("POST", path, body))
 
     def exchange(self, exchange: Exchange) -> JsonObject:
-        """The JSON object the endpoint answers (from the cache in replay mode)."""
+        """The JSON object the endpoint answers (from the cache in reuse mode)."""
         if self.cache is not None and (
-            self.cache.mode == "replay" or self.cache.path(exchange).is_file()
+            self.cache.mode == "reuse" or self.cache.path(exchange).is_file()
         ):
             # Recording is resumable: an exchange recorded by an earlier, interrupted recording
             # is answered from its entry, not asked again.
@@ -234,8 +234,8 @@ class Endpoint:
             response = self._scrubbed(stored)
         else:
             response = self._scrubbed(self._live(exchange))
-            # An error answer is the run's failure, not an answer to replay; a refusal of an
-            # over-long request is the agent's failure, replayed as it happened.
+            # An error answer is the run's failure, not an answer to reuse; a refusal of an
+            # over-long request is the agent's failure, reused as it happened.
             if self.cache is not None and is_recordable(response.status, response.body):
                 self.cache.store(exchange, response)
                 self.cache_uses.append(EntryUse.of(exchange, response))

@@ -1,26 +1,27 @@
-"""A content-addressed record/replay cache of model-endpoint exchanges.
+"""A content-addressed record/reuse cache of model-endpoint exchanges.
 
 Each request is reduced to what decides its answer (method, path and JSON body, without the
 transport-only fields ``TRANSPORT_FIELDS``), canonicalized with RFC 8785 and hashed; the key is
 that sha256. ``record`` sends every request to the endpoint and stores its final response (its
 HTTP status and the body text, as received) under the key, with the body's own sha256.
-``replay`` answers every request from the cache and never opens a connection, so a lane whose
+``reuse`` answers every request from the cache and never opens a connection, so a lane whose
 requests were all recorded reruns with the endpoint down, to the same receipts. ``off`` is no
 cache at all.
 
 One entry is one file, ``<DIR>/<key>.json``, written atomically. Only an answer is recorded: a
 2xx, or the endpoint's refusal of a request longer than the model's context (``is_context_refusal``:
-the agent's failure, ``agent_context_exceeded``, which a replay must reproduce like any answer).
+the agent's failure, ``agent_context_exceeded``, which a rerun must reproduce like any answer).
 Any other error response (a refused key, a broken endpoint) or a transport failure is the run's
-failure, never an answer to replay, and its body may quote what was sent (a key). An entry is read
+failure, never an answer to reuse, and its body may quote what was sent (a key). An entry is read
 as strictly as every other input and held to what live mode accepts: a regular file, never a link,
 of at most ``MAX_ENTRY_BYTES`` (checked before a byte is read), strict JSON, the closed shape
 below, its key equal to the hash of its request, a recordable status and body, and a body within
-the live cap ``MAX_RESPONSE_BYTES`` equal to its hash. A request missing in replay, or an entry
-that fails a check, is a ContractError (exit 2): a replayed lane is whole or it does not run.
+the live cap ``MAX_RESPONSE_BYTES`` equal to its hash. A request missing on reuse, or an entry
+that fails a check, is a ContractError (exit 2): a lane rerun from the cache is whole or
+does not run.
 
 ``entries_digest`` names the entries a pair used (each one's key, status and body hash, in the
-order asked), so two replays from caches that differ only where no receipt looks still differ in
+order asked), so two reruns from caches that differ only where no receipt looks still differ in
 what the run records about itself (the pair's observations).
 """
 
@@ -42,12 +43,12 @@ from agentic.contract.files import read_input_file, replace_atomically
 from agentic.contract.pair_notes import LlmAnswer, LlmAnswers, encode, notes_of
 from agentic.contract.strict_json import JsonObject, parse_strict
 
-CacheMode = Literal["record", "replay", "off"]
-CACHE_MODES: tuple[CacheMode, ...] = ("record", "replay", "off")
+CacheMode = Literal["record", "reuse", "off"]
+CACHE_MODES: tuple[CacheMode, ...] = ("record", "reuse", "off")
 ENTRY_FORMAT = "agentic-llm-cache-entry/1"
 # Fields that change how an answer travels, never what it says.
 TRANSPORT_FIELDS = frozenset({"stream", "stream_options", "user", "timeout"})
-# The most of a reply live mode reads (chat_endpoint.py); a replayed body is held to it too.
+# The most of a reply live mode reads (chat_endpoint.py); a reused body is held to it too.
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 # An entry holds its body JSON-escaped (at worst 6 bytes a byte, a control character as \u00XX)
 # beside its request: every entry the kit can write fits, a 60 MB file is never read.
@@ -107,7 +108,7 @@ class Response:
 
 @dataclass(frozen=True)
 class EntryUse:
-    """One entry a pair recorded or replayed: its key and what it answered."""
+    """One entry a pair recorded or reused: its key and what it answered."""
 
     key: str
     status: int
@@ -194,7 +195,7 @@ class LlmCache:
 
 
 def _check_answer(source: str, stored: _Stored) -> None:
-    """What live mode would have refused is refused on replay too."""
+    """What live mode would have refused is refused on reuse too."""
     if not is_recordable(stored.status, stored.body):
         raise ContractError(
             "llm_cache_corrupt",
@@ -269,7 +270,7 @@ def open_cache(folder: Path | None, mode: CacheMode) -> LlmCache | None:
         return None
     if folder is None:
         raise ContractError("invalid_cli_option", f"--llm-cache-mode {mode} needs --llm-cache DIR")
-    if mode == "replay" and not folder.is_dir():
+    if mode == "reuse" and not folder.is_dir():
         raise ContractError("llm_cache_miss", f"{folder} is not a cache folder")
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise ContractError("unsafe_output_path", f"{folder} is not a folder")

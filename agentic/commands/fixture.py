@@ -73,7 +73,7 @@ def _add_task(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     status = fixture_status(load_fixture(_fixture_dir(args)))
-    if args.json:
+    if args.format == "json":
         print(json.dumps(status, indent=2, ensure_ascii=False))
     else:
         print(render_status(status), end="")
@@ -144,7 +144,9 @@ def register(subparsers: Subparsers) -> None:
 
     status = actions.add_parser("status", help="counts per category, claim type, evidence, ...")
     _add_dir(status)
-    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.add_argument(
+        "--format", choices=("text", "json"), default="text", help="text (default) or json"
+    )
     status.set_defaults(func=_status)
 
     pin = actions.add_parser(

@@ -50,6 +50,7 @@ from agentic.adapters.qmd.lockfile import (
     tools_fingerprint,
 )
 from agentic.adapters.qmd.profiles import preflight_tools, server_identity
+from agentic.commands.argtypes import positive_int
 from agentic.contract.canonical import sha256_hex, stable_pretty_json
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import JsonObject
@@ -66,7 +67,7 @@ NODE_MINIMUM_MAJOR = 22
 PACKAGE_JSON = "qmd/package.json"
 PACKAGE_LOCK = "qmd/package-lock.json"
 INSTALL_TIMEOUT_S = 900.0
-RUN_TIMEOUT_S = 60.0
+RUN_TIMEOUT_MS = 60_000
 # The models qmd 2.8.3 defaults to, under node-llama-cpp's cache file names, with the size and
 # sha256 the model host reported (not re-measurable here: no model host is reachable).
 DEFAULT_MODELS: tuple[JsonObject, ...] = (
@@ -131,7 +132,7 @@ def live_check(lock: QmdLock, install: QmdInstall, timeout_s: float) -> None:
             native.RunSettings.of(install),
             timeout_s=timeout_s,
             embed_timeout_s=timeout_s,
-            setting="--timeout",
+            setting="--timeout-ms",
         )
         preflight_tools(lock, root, timeout_s)
 
@@ -147,7 +148,7 @@ def _check(args: argparse.Namespace) -> int:
     lock = load_qmd_lock()
     check_npm_inputs(lock)
     install = verify_install(lock, _home(args))
-    live_check(lock, install, args.timeout)
+    live_check(lock, install, args.timeout_ms / 1000)
     print(_summary(install, lock))
     return 0
 
@@ -168,7 +169,7 @@ def _setup(args: argparse.Namespace) -> int:
     lock = load_qmd_lock()
     check_npm_inputs(lock)
     install = _ensure_installed(lock, _home(args), shutil.which("npm"))
-    live_check(lock, install, args.timeout)
+    live_check(lock, install, args.timeout_ms / 1000)
     print(_summary(install, lock))
     return 0
 
@@ -219,11 +220,11 @@ def _record(args: argparse.Namespace) -> int:
             probe_snapshot(),
             root,
             settings,
-            timeout_s=args.timeout,
-            embed_timeout_s=args.timeout,
-            setting="--timeout",
+            timeout_s=args.timeout_ms / 1000,
+            embed_timeout_s=args.timeout_ms / 1000,
+            setting="--timeout-ms",
         )
-        identity = server_identity(root, args.timeout)
+        identity = server_identity(root, args.timeout_ms / 1000)
     pins = tool_pins(identity.tools)
     lock = draft.model_copy(
         update={
@@ -250,6 +251,9 @@ def register(subparsers: Subparsers) -> None:
             "--home", help="qmd home folder (default: $AGENTIC_QMD_HOME or .cache/qmd)"
         )
         action.add_argument(
-            "--timeout", type=float, default=RUN_TIMEOUT_S, help="seconds per qmd operation"
+            "--timeout-ms",
+            type=positive_int,
+            default=RUN_TIMEOUT_MS,
+            help="the deadline of each qmd operation in milliseconds",
         )
         action.set_defaults(func=handler)

@@ -72,12 +72,12 @@ def register(subparsers: Subparsers) -> None:
         "--llm-cache",
         type=Path,
         metavar="DIR",
-        help="the record/replay cache of the endpoint's answers (with --agent-config)",
+        help="the record/reuse cache of the endpoint's answers (with --agent-config)",
     )
     parser.add_argument(
         "--llm-cache-mode",
-        choices=("record", "replay", "off"),
-        help="record: ask the endpoint, store each answer; replay: answer every request from "
+        choices=("record", "reuse", "off"),
+        help="record: ask the endpoint, store each answer; reuse: answer every request from "
         "the cache, endpoint down; off: no cache (the default without --llm-cache)",
     )
     parser.add_argument(
@@ -224,7 +224,7 @@ def _catalog_source(args: argparse.Namespace) -> CatalogSource:
     if mode is None:
         if args.llm_cache is not None:
             raise ContractError(
-                "invalid_cli_option", "--llm-cache needs --llm-cache-mode record or replay"
+                "invalid_cli_option", "--llm-cache needs --llm-cache-mode record or reuse"
             )
         mode = "off"
     return CatalogSource(backends, args.agent_config, args.llm_cache, mode)

@@ -272,7 +272,7 @@ def run_into(request: LaneRequest, name: str, progress: Progress) -> Path:
 
 
 def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
-    """The request ``agentic run --lane NAME`` makes (an endpoint lane replays its cache)."""
+    """The request ``agentic run --lane NAME`` makes (an endpoint lane reuses its cache)."""
     from agentic.lane import LaneRequest
     from agentic.runner.catalog_source import CatalogSource
 

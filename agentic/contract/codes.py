@@ -715,7 +715,7 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "llm_cache_corrupt",
         None,
         True,
-        "an entry of the LLM record/replay cache fails its checks: a link or not a regular "
+        "an entry of the LLM record/reuse cache fails its checks: a link or not a regular "
         "file, not strict JSON, not the entry shape, its request or its body hash differ, an "
         "error status (never recorded, but a refusal of a request longer than the model's "
         "context), or a body over the live reply cap",
@@ -724,7 +724,7 @@ ENTRIES: tuple[ErrorCode, ...] = (
         "llm_cache_miss",
         None,
         True,
-        "replay asked the LLM cache for a request that was never recorded (or the cache "
+        "reuse asked the LLM cache for a request that was never recorded (or the cache "
         "folder is missing)",
     ),
     ErrorCode(

@@ -9,7 +9,7 @@ message, a backend's own remark) is free text, which ``decode`` leaves alone (No
 The notes:
 
 - ``llm_usage``: the prompt and completion tokens an endpoint reported for a pair's requests;
-- ``llm_answer``: one cache entry a pair recorded or replayed, in the order it was asked (what a
+- ``llm_answer``: one cache entry a pair recorded or reused, in the order it was asked (what a
   pruned cache must keep, and when each answer was given);
 - ``llm_answers``: how many entries the pair used, and their digest;
 - ``rate_limited``: a 429 the endpoint's agent waited out.
@@ -31,7 +31,7 @@ from agentic.contract.strict_json import parse_strict
 
 Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 Count = Annotated[int, Field(ge=0)]
-CacheMode = Literal["record", "replay"]
+CacheMode = Literal["record", "reuse"]
 
 
 class _Note(BaseModel):

@@ -49,7 +49,7 @@ RecordedUrl = Annotated[Str, AfterValidator(_recorded)]
 
 class AgentEndpoint(ContractModel):
     """Our extension: the model endpoint an openai-chat agent talked to, and how its answers
-    reached the lane (live, or from the content-addressed record/replay cache)."""
+    reached the lane (live, or from the content-addressed record/reuse cache)."""
 
     kind: Literal["openai-chat"]
     baseUrl: RecordedUrl

@@ -466,8 +466,8 @@ def _real_models_section(
         f"Each lane below runs {' and '.join(models)} through llama-cpp-python's "
         "OpenAI-compatible server with the `openai-chat` agent, beside the scripted fixture "
         "agent's lane on the same fixture; each says which protocol its agent config sets "
-        "([docs/agents.md](../docs/agents.md)). `agentic verify LANE` replays its recorded "
-        "answers with no model.",
+        "([docs/agents.md](../docs/agents.md)). `agentic verify LANE` reruns it from its "
+        "recorded answers with no model.",
         "",
         *sections,
     ]
@@ -624,7 +624,7 @@ def _recording_text(baselines: Path, real: RealModel) -> list[str]:
         f"Recording it on a 2-core machine with no accelerator took a median of "
         f"{speed.median:.0f} s per pair (slowest {max(speed.seconds):.0f} s), over the "
         f"{len(speed.seconds)} of {speed.pairs} pairs known to be recorded in one go (the "
-        "others resumed mid-pair, replayed from the cache whole, or their notes name too few "
+        "others resumed mid-pair, answered from the cache whole, or their notes name too few "
         "of their answers; "
         f"{code('python benchmarks/bench.py recorded')}); {stored}.{_tokens_text(speed)}",
         "",
@@ -810,7 +810,7 @@ def render_baselines(baselines: Path) -> str:
         "Each lane's folder holds the four files a run writes (`report.json`, `canonical.json`, "
         "`observations.json`, `report.md`; [docs/reports.md](../docs/reports.md)). "
         "`agentic verify LANE` reruns a lane and requires its committed `resultsFingerprint`. "
-        "`llm-cache/` holds recorded endpoint answers that replay an LLM lane with no endpoint "
+        "`llm-cache/` holds recorded endpoint answers that rerun an LLM lane with no endpoint "
         "([docs/agents.md](../docs/agents.md)); `ranking/<fixture fingerprint>/` holds the "
         "ranking tier's baseline.",
         "",

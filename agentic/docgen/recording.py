@@ -3,7 +3,7 @@
 A lane recorded against a live endpoint (``nox -s record``) keeps each pair's end-to-end
 seconds in its ``observations.json`` and each answer in its LLM cache. Those seconds mean
 "recording speed" only for a pair recorded in one go: a recording stopped and resumed answers
-the first steps of the pair it was in from the cache, and a pair replayed whole takes
+the first steps of the pair it was in from the cache, and a pair answered from the cache whole takes
 milliseconds. A pair was recorded in one go when the first answer of its own was asked of the
 endpoint during the pair (the ``created`` second of the cached OpenAI-style body lies in the
 pair's window, with a second of slack either side). Answers shared with another pair say

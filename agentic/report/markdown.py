@@ -336,7 +336,7 @@ def _endpoint_lines(report: BenchmarkReport) -> list[str]:
     if endpoint.answers == "content-addressed cache":
         verdict = (
             "reproducible: every answer is in the content-addressed LLM cache; "
-            "`--llm-cache DIR --llm-cache-mode replay` reruns it with the endpoint down"
+            "`--llm-cache DIR --llm-cache-mode reuse` reruns it with the endpoint down"
         )
     elif _is_loopback(endpoint.baseUrl):
         verdict = (
@@ -346,7 +346,7 @@ def _endpoint_lines(report: BenchmarkReport) -> list[str]:
     else:
         verdict = (
             "NOT reproducible: live answers of a remote endpoint; record them "
-            "(`--llm-cache DIR --llm-cache-mode record`) and replay"
+            "(`--llm-cache DIR --llm-cache-mode record`) and reuse them"
         )
     return [
         f"- Agent endpoint: `{endpoint.model}` at {endpoint.baseUrl} (reports: {models})",

@@ -128,7 +128,7 @@ def openai_agent_entry(
 ) -> AgentEntry:
     """``--agent-config FILE``: the config's agent as a catalog entry of kind ``id``. The
     config is read now (a bad file is refused before anything runs); the endpoint is asked for
-    its models when the lane opens the agent, through the cache in replay mode."""
+    its models when the lane opens the agent, through the cache in reuse mode."""
     from agentic.agents.chat_config import load_agent_config
     from agentic.agents.llm_cache import open_cache
 
@@ -152,8 +152,8 @@ def open_openai_agent(
 
     settings = EndpointSettings(
         base_url=config.base_url,
-        # In replay no request leaves the machine, so no key is needed (CI, the container).
-        api_key=None if cache is not None and cache.mode == "replay" else api_key(config, environ),
+        # On reuse no request leaves the machine, so no key is needed (CI, the container).
+        api_key=None if cache is not None and cache.mode == "reuse" else api_key(config, environ),
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
     )

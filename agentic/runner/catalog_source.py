@@ -37,11 +37,11 @@ class CatalogSource:
         cls, lane: LaneEntry, mode: CacheMode | None = None, backends: tuple[Path, ...] = ()
     ) -> CatalogSource:
         """What a named lane's run loads: an endpoint lane's agent from its committed config
-        and cache (replayed unless ``mode`` says record), else the catalog alone."""
+        and cache (reused unless ``mode`` says record), else the catalog alone."""
         root = repo_root()
         if lane.agent_config is None or lane.llm_cache is None or root is None:
             return cls(backends)
-        return cls(backends, root / lane.agent_config, root / lane.llm_cache, mode or "replay")
+        return cls(backends, root / lane.agent_config, root / lane.llm_cache, mode or "reuse")
 
     def load(self) -> tuple[Catalog, str | None]:
         """The catalog, and the kind of the configured agent (None without one)."""

@@ -121,7 +121,7 @@ class LaneEntry:
     replay: bool
     fixture: str = DEFAULT_FIXTURE  # a folder of the kit's fixtures/
     # An endpoint agent's lane: its openai-chat config and its committed LLM cache, as paths in
-    # the checkout (replayed unless a run records into it), and the lifecycles it runs.
+    # the checkout (reused unless a run records into it), and the lifecycles it runs.
     agent_config: str | None = None
     llm_cache: str | None = None
     lifecycles: tuple[Lifecycle, ...] = LIFECYCLES

@@ -76,7 +76,7 @@ class LaneSpec(_Closed):
         if self.promote is not None:
             _check_gate(self.promote, self.adapters)
         if (self.agent_config is None) != (self.llm_cache is None):
-            # An endpoint lane replays its committed answers: a config alone could not.
+            # An endpoint lane reruns from its committed answers: a config alone could not.
             raise ValueError("agent_config and llm_cache come together")
         return self
 

@@ -23,16 +23,16 @@ def test_every_answer_of_a_long_pair_is_named_in_a_note_no_diagnostic_clips() ->
 
 
 def test_the_notes_name_the_answers_in_the_order_asked() -> None:
-    assert asked_order(uses_notes("replay", _uses(3))) == [_key(1), _key(2), _key(3)]
+    assert asked_order(uses_notes("reuse", _uses(3))) == [_key(1), _key(2), _key(3)]
 
 
 def test_a_lane_whose_notes_miss_an_answer_they_count_prunes_nothing() -> None:
-    notes = uses_notes("replay", _uses(3))
+    notes = uses_notes("reuse", _uses(3))
     assert used_keys(notes[1:]) is None
 
 
 def test_notes_that_name_no_entry_prune_nothing() -> None:
-    summary = uses_notes("replay", _uses(1))[-1]
+    summary = uses_notes("reuse", _uses(1))[-1]
     assert used_keys([summary, "another diagnostic"]) is None
 
 

@@ -304,7 +304,7 @@ def test_what_decides_the_answer_changes_the_key() -> None:
 
 def test_a_recorded_response_replays_as_it_was(tmp_path: Path) -> None:
     LlmCache(tmp_path, "record").store(EXCHANGE, Response(200, '{"x": 1}'))
-    assert LlmCache(tmp_path, "replay").load(EXCHANGE) == Response(200, '{"x": 1}')
+    assert LlmCache(tmp_path, "reuse").load(EXCHANGE) == Response(200, '{"x": 1}')
 
 
 def test_replay_answers_without_a_connection(tmp_path: Path) -> None:
@@ -314,13 +314,13 @@ def test_replay_answers_without_a_connection(tmp_path: Path) -> None:
         raise AssertionError("replay opened a connection")
 
     transport = httpx2.MockTransport(refuse)
-    endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "replay"), transport=transport)
+    endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "reuse"), transport=transport)
     assert endpoint.exchange(EXCHANGE) == {"x": 1}
 
 
 def test_a_request_missing_in_replay_is_a_cache_miss(tmp_path: Path) -> None:
     with pytest.raises(ContractError) as caught:
-        LlmCache(tmp_path, "replay").load(EXCHANGE)
+        LlmCache(tmp_path, "reuse").load(EXCHANGE)
     assert caught.value.code == "llm_cache_miss"
 
 
@@ -330,7 +330,7 @@ def test_an_entry_whose_body_fails_its_hash_is_refused(tmp_path: Path) -> None:
     path = cache.path(EXCHANGE)
     path.write_bytes(path.read_bytes().replace(b'{\\"x\\": 1}', b'{\\"x\\": 2}'))
     with pytest.raises(ContractError) as caught:
-        LlmCache(tmp_path, "replay").load(EXCHANGE)
+        LlmCache(tmp_path, "reuse").load(EXCHANGE)
     assert caught.value.code == "llm_cache_corrupt"
     assert "sha256" in caught.value.message
 
@@ -341,13 +341,13 @@ def test_an_entry_with_a_duplicate_key_is_refused(tmp_path: Path) -> None:
     path = cache.path(EXCHANGE)
     path.write_bytes(path.read_bytes().replace(b'{"body"', b'{"status":200,"body"', 1))
     with pytest.raises(ContractError) as caught:
-        LlmCache(tmp_path, "replay").load(EXCHANGE)
+        LlmCache(tmp_path, "reuse").load(EXCHANGE)
     assert caught.value.code == "duplicate_key"  # the strict parser's code, as for every input
 
 
 def test_replay_of_a_missing_cache_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ContractError) as caught:
-        open_cache(tmp_path / "nowhere", "replay")
+        open_cache(tmp_path / "nowhere", "reuse")
     assert caught.value.code == "llm_cache_miss"
 
 
@@ -405,7 +405,7 @@ def test_the_replayed_lane_is_byte_identical_to_the_recorded_one_with_the_endpoi
         )  # fmt: skip
     replayed, _ = run_lane(
         capsys, tiny_fixture, config, tmp_path / "b", "--llm-cache", str(cache),
-        "--llm-cache-mode", "replay",
+        "--llm-cache-mode", "reuse",
     )  # fmt: skip
     assert (recorded, replayed) == (0, 0)
     first = (tmp_path / "a" / "canonical.json").read_bytes()
@@ -445,7 +445,7 @@ def test_replay_of_an_unrecorded_request_is_exit_2_with_one_line(
     config = write_config(tmp_path, f"http://127.0.0.1:{_closed_port()}/v1")
     code, err = run_lane(
         capsys, tiny_fixture, config, tmp_path / "out", "--llm-cache", str(tmp_path / "cache"),
-        "--llm-cache-mode", "replay",
+        "--llm-cache-mode", "reuse",
     )  # fmt: skip
     assert code == 2
     assert err.startswith("agentic: llm_cache_miss: ")

@@ -220,7 +220,7 @@ def test_an_endpoints_refusal_of_a_long_request_is_recorded_and_replays_the_same
     cache = tmp_path / "cache"
     codes = []
     with serving(fake) as endpoint:
-        for mode in ("record", "replay"):
+        for mode in ("record", "reuse"):
             chat = session(tmp_path, tiny_fixture, endpoint, cache=LlmCache(cache, mode))
             with pytest.raises(AgentStepError) as raised:
                 chat.next_step(())
@@ -285,7 +285,7 @@ def test_the_endpoints_token_usage_is_noted(tmp_path: Path, tiny_fixture: Fixtur
 
 
 def test_no_tokens_are_read_from_notes_of_an_endpoint_that_reported_none() -> None:
-    summary = LlmAnswers(mode="replay", count=0, digest="0" * 64)
+    summary = LlmAnswers(mode="reuse", count=0, digest="0" * 64)
     assert reported_tokens([encode(summary), "a free-text diagnostic"]) is None
 
 

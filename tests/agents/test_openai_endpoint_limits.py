@@ -135,7 +135,7 @@ def _write_entry(folder: Path, status: int, body: str) -> Path:
 
 def _replay_failure(folder: Path) -> ContractError:
     with pytest.raises(ContractError) as caught:
-        LlmCache(folder, "replay").load(EXCHANGE)
+        LlmCache(folder, "reuse").load(EXCHANGE)
     return caught.value
 
 
@@ -174,7 +174,7 @@ def test_a_recorded_error_response_is_refused_on_replay(tmp_path: Path) -> None:
 def test_a_recorded_context_refusal_replays_as_it_was_answered(tmp_path: Path) -> None:
     body = '{"error": {"code": "context_length_exceeded"}}'
     _write_entry(tmp_path, 400, body)
-    assert LlmCache(tmp_path, "replay").load(EXCHANGE) == Response(400, body)
+    assert LlmCache(tmp_path, "reuse").load(EXCHANGE) == Response(400, body)
 
 
 def test_a_recorded_400_that_is_no_context_refusal_is_refused_on_replay(tmp_path: Path) -> None:
@@ -213,7 +213,7 @@ def _record_then_replay(
         )  # fmt: skip
     run_lane(
         capsys, fixture, config, tmp_path / f"rep-{tag}", "--task", task,
-        "--llm-cache", str(cache), "--llm-cache-mode", "replay",
+        "--llm-cache", str(cache), "--llm-cache-mode", "reuse",
     )  # fmt: skip
     return tmp_path / f"rec-{tag}", tmp_path / f"rep-{tag}"
 

@@ -74,5 +74,5 @@ def test_the_replay_with_the_server_stopped_is_byte_identical(
     recorded: Recorded, tmp_path: Path
 ) -> None:
     out = tmp_path / "replayed"
-    assert run_cli(lane_argv(recorded.config, recorded.cache, "replay", out, TASKS)) == 0
+    assert run_cli(lane_argv(recorded.config, recorded.cache, "reuse", out, TASKS)) == 0
     assert (out / "canonical.json").read_bytes() == (recorded.out / "canonical.json").read_bytes()

@@ -430,17 +430,17 @@ def test_a_smoke_lane_failure_names_the_first_harness_error(tmp_path: Path) -> N
     assert pipeline.first_harness_error(report) == ": cold_trial_setup_failed: seed missing"
 
 
-def test_the_llm_replay_lane_replays_the_committed_lanes_own_schedule() -> None:
+def test_the_llm_rerun_lane_replays_the_committed_lanes_own_schedule() -> None:
     report = {
         "receipts": [
             {"canonical": {"taskId": t, "adapterId": "lexical", "lifecycle": "cold"}}
             for t in ("t2", "t1")
         ]
     }
-    lane = pipeline.llm_replay_lane(report)
+    lane = pipeline.llm_rerun_lane(report)
     args = dict(zip(lane.args[::2], lane.args[1::2], strict=True))
-    assert (lane.name, lane.verify) == ("llm-replay", False)
-    assert args["--llm-cache-mode"] == "replay"
+    assert (lane.name, lane.verify) == ("llm-rerun", False)
+    assert args["--llm-cache-mode"] == "reuse"
     assert (args["--adapter"], args["--lifecycle"], args["--task"]) == ("lexical", "cold", "t1,t2")
 
 
@@ -453,7 +453,7 @@ def test_the_committed_llm_lane_is_found_in_this_checkout() -> None:
 def test_the_committed_llm_cache_replays_to_the_committed_receipts(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     baseline = root / pipeline.BASELINES / pipeline.LLM_LANE / "report.json"
-    lane = pipeline.llm_replay_lane(pipeline.read_json(baseline))
+    lane = pipeline.llm_rerun_lane(pipeline.read_json(baseline))
     args = [
         a.replace(f"{pipeline.IMAGE_LLM}/agent.toml", str(root / pipeline.LLM_CONFIG)).replace(
             f"{pipeline.IMAGE_LLM}/cache", str(root / pipeline.LLM_CACHE)

@@ -23,7 +23,7 @@ from agentic.runner.redaction import MAX_MESSAGE, redact
 
 counts = st.integers(min_value=0, max_value=10**9)
 keys = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
-modes = st.sampled_from(["record", "replay"])
+modes = st.sampled_from(["record", "reuse"])
 notes = st.one_of(
     st.builds(LlmUsage, requests=counts, reported=counts, prompt=counts,
               completion=counts),

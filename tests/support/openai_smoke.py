@@ -3,9 +3,9 @@
 1. Live: llama-cpp-python's own OpenAI-compatible server is started over the pinned SmolLM2 GGUF
    on a free port of 127.0.0.1. A short lane (lexical, cold, the tasks given, by default two)
    runs through ``agentic run --agent-config`` over HTTP, recording every answer into an LLM
-   cache; its report must validate. The server is stopped, and the lane is replayed from the
+   cache; its report must validate. The server is stopped, and the lane is rerun from the
    cache with the endpoint down: its canonical.json must be byte-identical to the recorded one.
-2. Committed: the committed cache (``baselines/llm-cache/smollm2-endpoint/``) is replayed with
+2. Committed: the committed cache (``baselines/llm-cache/smollm2-endpoint/``) is reused with
    the example config (``examples/agents/llama-server.toml``), and every receipt must equal the
    committed baseline's (``baselines/optional/openai-smollm2/``): a recorded LLM lane is a
    rerunnable baseline like the others.
@@ -41,7 +41,7 @@ COMMITTED_TASKS = ("t0e10001", "t1a10001", "t2c10001")
 
 def agent_config(server: RunningServer) -> str:
     """The example config, pointed at ``server``: the URL is not part of a cache key, so what
-    this records, the example config replays."""
+    this records, the example config reuses."""
     lines = EXAMPLE_CONFIG.read_text(encoding="utf-8").splitlines(keepends=True)
     url = f'base_url = "{server.base_url}"\n'
     return "".join(url if line.startswith("base_url =") else line for line in lines)
@@ -90,14 +90,14 @@ def record(config: Path, cache: Path, out: Path, tasks: tuple[str, ...], log: Pa
 
 
 def verify_committed(work: Path) -> bool:
-    """The committed cache replays to the committed baseline's receipts, endpoint down."""
+    """The committed cache reruns to the committed baseline's receipts, endpoint down."""
     out = work / "committed"
-    run(lane_argv(EXAMPLE_CONFIG, COMMITTED_CACHE, "replay", out, COMMITTED_TASKS))
+    run(lane_argv(EXAMPLE_CONFIG, COMMITTED_CACHE, "reuse", out, COMMITTED_TASKS))
     base = str(COMMITTED_BASELINE / "report.json")
     argv = [sys.executable, "-m", "agentic", "compare", base, str(out / "report.json"),
             "--receipts"]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    print(f"openai-smoke: committed cache replayed: {done.stdout.strip().splitlines()[-1]}")
+    print(f"openai-smoke: committed cache reused: {done.stdout.strip().splitlines()[-1]}")
     return done.returncode == 0
 
 
@@ -108,7 +108,7 @@ def restage() -> int:
             shutil.rmtree(COMMITTED_CACHE)  # only the kit writes this folder
         record(work / "agent.toml", COMMITTED_CACHE, work / "recorded", COMMITTED_TASKS,
                work / "server.log")  # fmt: skip
-        run([*lane_argv(EXAMPLE_CONFIG, COMMITTED_CACHE, "replay", COMMITTED_BASELINE,
+        run([*lane_argv(EXAMPLE_CONFIG, COMMITTED_CACHE, "reuse", COMMITTED_BASELINE,
                         COMMITTED_TASKS), "--force"])  # fmt: skip
         for line in pair_lines(COMMITTED_BASELINE / "report.json"):
             print(f"openai-smoke:   {line}")
@@ -126,16 +126,16 @@ def main(argv: list[str]) -> int:
         recorded = record(config, cache, work / "recorded", tasks, work / "server.log")
         run([sys.executable, "-m", "agentic", "validate", "report",
              str(work / "recorded" / "report.json")])  # fmt: skip
-        replayed = run(lane_argv(config, cache, "replay", work / "replayed", tasks))
+        rerun = run(lane_argv(config, cache, "reuse", work / "rerun", tasks))
         first = (work / "recorded" / "canonical.json").read_bytes()
-        same = (work / "replayed" / "canonical.json").read_bytes() == first
+        same = (work / "rerun" / "canonical.json").read_bytes() == first
         entries = len(list(cache.glob("*.json")))
         for line in pair_lines(work / "recorded" / "report.json"):
             print(f"openai-smoke:   {line}")
         print(
             f"openai-smoke: {len(tasks)} pair(s) recorded in {recorded:.1f} s ({entries} cached "
-            f"answers), replayed with the endpoint down in {replayed:.1f} s; canonical.json "
-            f"{'byte-identical' if same else 'DIFFERS'}"
+            f"answers), rerun from the cache with the endpoint down in {rerun:.1f} s; "
+            f"canonical.json {'byte-identical' if same else 'DIFFERS'}"
         )
         committed = verify_committed(work)
         return 0 if same and committed else 1

@@ -8,10 +8,12 @@ cores, so it is made to be stopped and started again: every answer is in the cac
 is given (a rerun asks the server only what is not recorded yet), and an interrupted lane's
 journal is resumed (``--resume``). When the lane completes, the answers no pair uses (recorded
 before a change of the agent's config, say) are removed, and ``agentic verify optional/NAME``
-replays it with the server stopped: the committed cache alone must reproduce the baseline. A
-pair whose model gave no answer within the step deadline has nothing to replay, so it is asked
-again, from the journal of a resumed recording or by recording the completed lane once more
-(``record_answered``).
+reruns it from the cache with the server stopped: the committed cache alone must reproduce the
+baseline. A pair whose model gave no answer within the step deadline, or whose server was gone
+(a recording stopped or crashed mid-pair), has nothing to reuse, so it is asked again, from the
+journal of a resumed recording or by recording the completed lane once more
+(``record_answered``). SIGTERM stops the lane's run first and then its server, so no pair ever
+runs against a server that is gone.
 
 Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
 """
@@ -20,11 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,7 +41,8 @@ from tests.support.openai_server import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_MS = 900_000  # tool calls keep the usual bound; this is only the run's ceiling
-TIMEOUT = "agent_timeout"
+# How a pair ends when the model gave it no answer: too slow, or its server was gone.
+UNANSWERED = frozenset({"agent_timeout", "llm_endpoint_unreachable"})
 RECORD_ATTEMPTS = 3
 
 
@@ -85,6 +90,8 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"record: {model} is missing: run `nox -s model -- {recording.lock}`")
     logs = ROOT / ".cache" / "record" / args.name
     logs.mkdir(parents=True, exist_ok=True)
+    child = Child()
+    signal.signal(signal.SIGTERM, child.stop)
     server = start_server(
         model,
         chat_format=recording.chat_format,
@@ -97,7 +104,7 @@ def main(argv: list[str]) -> int:
         extra_args=recording.server_args,
     )
     try:
-        code = record_answered(args.name, logs)
+        code = record_answered(args.name, logs, child)
     finally:
         server.stop()
     if code not in (0, 1):
@@ -108,64 +115,91 @@ def main(argv: list[str]) -> int:
     ).returncode
 
 
-def timed_out(receipt: Any) -> bool:
-    """Whether this receipt (JSON) ended in an agent_timeout."""
-    return bool((receipt["canonical"]["failure"] or {}).get("code") == TIMEOUT)
+@dataclass
+class Child:
+    """The lane's run while one is under way. SIGTERM is passed on to it, so it ends (journal
+    sealed, temporary files removed) while its server still answers; with no run under way,
+    SIGTERM ends the recorder, which stops the server on its way out."""
+
+    process: subprocess.Popen[bytes] | None = field(default=None)
+    stopping: bool = False
+
+    def stop(self, signum: int, frame: FrameType | None) -> None:
+        self.stopping = True
+        if self.process is None:
+            raise SystemExit(128 + signum)
+        self.process.send_signal(signum)
+
+    def run(self, argv: list[str], log: Path) -> int:
+        if self.stopping:
+            return 128 + signal.SIGTERM
+        with log.open("ab") as out:
+            self.process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+            try:
+                return self.process.wait()
+            finally:
+                self.process = None
 
 
-def drop_timed_out(target: Path) -> int:
-    """Remove from the lane's journal the pairs whose model gave no answer within the step
-    deadline, and say how many. Such a pair's last request has no recorded answer, so a lane
-    holding it could never be replayed; gone from the journal, it is asked again when the
-    recording resumes (its earlier answers come from the cache). A busy machine is the usual
-    cause: a recording paused or starved for the length of the config's deadline."""
+def unanswered(receipt: Any) -> bool:
+    """Whether this receipt (JSON) ended with no answer from the model (``UNANSWERED``)."""
+    return (receipt["canonical"]["failure"] or {}).get("code") in UNANSWERED
+
+
+def drop_unanswered(target: Path) -> int:
+    """Remove from the lane's journal the pairs the model gave no answer, and say how many. Such
+    a pair's last request has no recorded answer, so a lane holding it could never be rerun
+    from the cache; gone from the journal, it is asked again when the recording resumes (its
+    earlier answers come from the cache). A busy machine is the usual cause of a late answer (a
+    recording paused or starved for the length of the config's deadline), a stopped or crashed
+    server that of none."""
     pairs = journal_folder(target) / PAIRS
     entries = sorted(pairs.glob("*.json")) if pairs.is_dir() else []
-    late = [e for e in entries if timed_out(json.loads(e.read_bytes())["receipt"])]
-    for entry in late:
+    dropped = [e for e in entries if unanswered(json.loads(e.read_bytes())["receipt"])]
+    for entry in dropped:
         entry.unlink()
-    return len(late)
+    return len(dropped)
 
 
-def record_answered(name: str, logs: Path) -> int:
-    """Record the lane until no pair of it is left without an answer (``drop_timed_out``), at
-    most RECORD_ATTEMPTS times: a lane completed with a timed-out pair is recorded once more,
+def record_answered(name: str, logs: Path, child: Child) -> int:
+    """Record the lane until no pair of it is left without an answer (``drop_unanswered``), at
+    most RECORD_ATTEMPTS times: a lane completed with an unanswered pair is recorded once more,
     every recorded answer coming from the cache, only the missing ones asked."""
     target = ROOT / "baselines" / "optional" / name
     code = 0
     for _ in range(RECORD_ATTEMPTS):
-        dropped = drop_timed_out(target)
+        dropped = drop_unanswered(target)
         if dropped:
-            print(f"record: {dropped} journaled pair(s) got no answer in time: asking again")
-        code = record(name, logs)
+            print(f"record: {dropped} journaled pair(s) got no answer: asking again")
+        code = record(name, logs, child)
         if code not in (0, 1) or journal_folder(target).is_dir():
             return code  # stopped or failed before the lane completed: resume later
         report = json.loads((target / "report.json").read_bytes())
-        late = sum(1 for receipt in report["receipts"] if timed_out(receipt))
+        late = sum(1 for receipt in report["receipts"] if unanswered(receipt))
         if not late:
             return code
-        print(f"record: {late} pair(s) of the completed lane got no answer in time: again")
+        print(f"record: {late} pair(s) of the completed lane got no answer: again")
     return code
 
 
 def prune(name: str, cache: Path) -> None:
-    """Remove the cache's answers no pair of the lane uses. A replay of the whole lane names,
+    """Remove the cache's answers no pair of the lane uses. A rerun of the whole lane names,
     in each pair's observations, the entries it used (pairs journaled by older recordings may
     not); the verify that follows proves the rest still reproduces the lane."""
     with tempfile.TemporaryDirectory(prefix="agentic-prune-") as folder:
-        out = Path(folder) / "replay"
+        out = Path(folder) / "rerun"
         argv = [
             sys.executable, "-m", "agentic", "run", "--lane", f"optional/{name}",
-            "--llm-cache-mode", "replay", "--out", str(out), "--quiet",
+            "--llm-cache-mode", "reuse", "--out", str(out), "--quiet",
         ]  # fmt: skip
         if subprocess.run(argv, check=False).returncode not in (0, 1):
-            print(f"record: the replay of optional/{name} failed: nothing pruned")
+            print(f"record: the rerun of optional/{name} failed: nothing pruned")
             return
         report = json.loads((out / "report.json").read_bytes())
     notes = [note for r in report["receipts"] for note in r["observations"]["diagnostics"]]
     keep = used_keys(notes)
     if keep is None:
-        print("record: the replay's notes do not name their cache entries: nothing pruned")
+        print("record: the rerun's notes do not name their cache entries: nothing pruned")
         return
     unused = unused_entries(cache, keep)
     for path in unused:
@@ -173,7 +207,7 @@ def prune(name: str, cache: Path) -> None:
     print(f"record: {len(keep)} answers used, {len(unused)} unused removed from {cache}")
 
 
-def record(name: str, logs: Path) -> int:
+def record(name: str, logs: Path, child: Child) -> int:
     target = ROOT / "baselines" / "optional" / name
     resume = ["--resume"] if journal_folder(target).is_dir() else []
     argv = [
@@ -181,8 +215,7 @@ def record(name: str, logs: Path) -> int:
         "--llm-cache-mode", "record", "--write", *resume,
         "--timeout-ms", str(STEP_TIMEOUT_MS),
     ]  # fmt: skip
-    with (logs / "run.log").open("ab") as log:
-        return subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, check=False).returncode
+    return child.run(argv, logs / "run.log")
 
 
 if __name__ == "__main__":
