@@ -23,7 +23,7 @@ from agentic.agents.chat_config import OpenAIChatConfig, api_key
 from agentic.agents.chat_endpoint import Endpoint, EndpointSettings, first_message
 from agentic.agents.openai_chat import endpoint_models, text_tool_call
 from agentic.contract.credentials import recorded_url
-from agentic.contract.errors import AgenticError
+from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.contract.text import one_line
 
@@ -87,15 +87,16 @@ def _endpoint(config: OpenAIChatConfig, environ: Mapping[str, str]) -> Endpoint:
     return Endpoint(settings, None)
 
 
-def _failure(what: str, exc: AgentStepError) -> AgentCheckError:
+def _failure(what: str, exc: AgentStepError | ContractError) -> AgentCheckError:
     kind = _FAILURES.get(exc.code, exc.code)
-    return AgentCheckError(f"{kind} ({what}): {exc}")
+    message = exc.message if isinstance(exc, ContractError) else str(exc)
+    return AgentCheckError(f"{kind} ({what}): {message}")
 
 
 def _models(config: OpenAIChatConfig, endpoint: Endpoint, lines: list[str]) -> None:
     try:
         models = endpoint_models(endpoint)
-    except AgentStepError as exc:
+    except (AgentStepError, ContractError) as exc:
         raise _failure("listing its models", exc) from None
     listed = ", ".join(models) or "(none)"
     served = config.model in models
@@ -126,7 +127,7 @@ def _ask(endpoint: Endpoint, body: JsonObject, what: str) -> tuple[Mapping[str, 
     started = time.monotonic()
     try:
         message = first_message(endpoint.post_json("chat/completions", body))
-    except AgentStepError as exc:
+    except (AgentStepError, ContractError) as exc:
         raise _failure(what, exc) from None
     return message, time.monotonic() - started
 

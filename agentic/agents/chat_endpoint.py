@@ -5,8 +5,10 @@ through the record/reuse cache.
 What can go wrong between the agent and its model is classified here, once, as ``AgentStepError``
 with a contract failure class and a code (the runner ends the pair with it):
 
-- the endpoint cannot be reached, or does not answer within the step deadline:
-  ``llm_endpoint_unreachable`` / ``agent_timeout``;
+- the endpoint cannot be reached: ``llm_endpoint_unreachable``, a ``ContractError`` that ends
+  the run (exit 2), since every later pair would end the same way; a run with an output folder
+  keeps its finished pairs in its journal, and ``--resume`` finishes it once the endpoint answers;
+- it does not answer within the step deadline: ``agent_timeout``;
 - it answers 429: waited out per ``Retry-After`` within ``RATE_LIMIT_BUDGET_S``, ``max_retries``
   and the step deadline, each wait noted; a wait past any of them is not begun:
   ``llm_rate_limited`` (the endpoint's refusal ended the step, not a slow model, so it is no
@@ -290,8 +292,7 @@ class Endpoint:
             ) from None
         except httpx2.HTTPError as exc:
             scrub = self.settings.secrets.scrub
-            raise AgentStepError(
-                "harness_error",
+            raise ContractError(
                 "llm_endpoint_unreachable",
                 scrub(f"{self.settings.shown_url}: {type(exc).__name__}: {exc}"),
             ) from None

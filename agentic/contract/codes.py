@@ -742,10 +742,10 @@ ENTRIES: tuple[ErrorCode, ...] = (
     ),
     ErrorCode(
         "llm_endpoint_unreachable",
-        "harness_error",
-        False,
-        "the model endpoint could not be reached (connection refused, DNS, TLS); before any "
-        "pair when it cannot list its models",
+        None,
+        True,
+        "the model endpoint could not be reached (connection refused, dropped, DNS, TLS): the "
+        "run stops there, since every later pair would end alike; --resume finishes it",
     ),
     ErrorCode(
         "llm_grammar_ignored",

@@ -163,6 +163,8 @@ def open_openai_agent(
     except AgentStepError as exc:
         # Before any pair: an endpoint that cannot list its models cannot run a lane.
         raise ContractError(exc.code, f"agent {config.id}: {exc}") from None
+    except ContractError as exc:
+        raise ContractError(exc.code, f"agent {config.id}: {exc.message}") from None
     finally:
         probe.close()
     identity = EndpointIdentity(models=models, cached=cache is not None)

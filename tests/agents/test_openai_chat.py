@@ -22,7 +22,9 @@ from agentic.agents.openai_chat import FINAL_TOOL, function_tools, step_text
 from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.contract.pair_notes import RateLimited, decode
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
+from agentic.lane.journal import PAIRS, journal_folder
 from agentic.runner.steps import StepError, parse_step
 from agentic.tools import tool_definitions
 from tests.support.fake_openai import (
@@ -251,13 +253,15 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_an_endpoint_that_is_down_is_unreachable() -> None:
+def test_an_endpoint_that_is_down_ends_the_run() -> None:
+    # Every later pair would end the same way: the run stops (exit 2) and --resume finishes it.
     endpoint = Endpoint(settings(f"http://127.0.0.1:{_closed_port()}/v1"), None)
     try:
-        failure = _failure(endpoint)
+        with pytest.raises(ContractError) as stopped:
+            endpoint.post_json("chat/completions", {"model": "m", "messages": []})
     finally:
         endpoint.close()
-    assert (failure.failure_class, failure.code) == ("harness_error", "llm_endpoint_unreachable")
+    assert stopped.value.code == "llm_endpoint_unreachable"
 
 
 def test_a_rate_limit_is_waited_out_and_noted() -> None:
@@ -451,6 +455,39 @@ def test_replay_of_an_unrecorded_request_is_exit_2_with_one_line(
     assert err.startswith("agentic: llm_cache_miss: ")
     assert err.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_an_endpoint_gone_mid_run_stops_it_and_resume_finishes_it(
+    tiny_fixture: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No pair is run against an endpoint that is gone: the run ends at the first request that
+    cannot reach it, its finished pairs journaled, and --resume runs only the others."""
+    answered: list[JsonObject] = []
+    gone = threading.Event()
+
+    def until_gone(body: JsonObject) -> Reply:
+        if gone.is_set() or len(answered) == 2:  # the first pair's search and answer
+            gone.set()
+            raise ConnectionAbortedError("the endpoint went away")  # the connection drops
+        answered.append(body)
+        return scripted_reply(body)
+
+    out = tmp_path / "out"
+    with serving(FakeEndpoint(policy=until_gone)) as endpoint:
+        config = write_config(tmp_path, endpoint.base_url)
+        code, err = run_lane(capsys, tiny_fixture, config, out)
+        assert code == 2
+        assert err.splitlines()[-1].startswith("agentic: llm_endpoint_unreachable: ")
+        assert not (out / "report.json").exists()
+        assert len(list((journal_folder(out) / PAIRS).glob("*.json"))) == 1
+        gone.clear()
+        answered.append({})  # from now on every request is answered
+        code, _ = run_lane(capsys, tiny_fixture, config, out, "--resume")
+    assert code == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert len(report["receipts"]) == len(tiny_fixture.tasks)
+    codes = {(r["canonical"]["failure"] or {}).get("code") for r in report["receipts"]}
+    assert "llm_endpoint_unreachable" not in codes
 
 
 def test_an_endpoint_down_before_the_lane_is_exit_2_with_one_line(

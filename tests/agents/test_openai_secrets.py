@@ -18,6 +18,7 @@ from agentic.agents.base import AgentStepError
 from agentic.agents.chat_endpoint import Endpoint
 from agentic.agents.llm_cache import LlmCache
 from agentic.contract.credentials import SECRET
+from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from tests.agents.test_openai_chat import _closed_port, reply, run_lane, settings, write_config
 from tests.support.fake_openai import FakeEndpoint, Reply, json_reply, serving, tool_call_reply
@@ -120,7 +121,7 @@ def test_a_transport_failure_is_never_written_to_the_cache(tmp_path: Path) -> No
 
     transport = httpx2.MockTransport(refuse)
     endpoint = Endpoint(settings("http://e/v1"), LlmCache(tmp_path, "record"), transport=transport)
-    with pytest.raises(AgentStepError):
+    with pytest.raises(ContractError):
         endpoint.post_json("chat/completions", {"model": "m"})
     assert list(tmp_path.iterdir()) == []
 
