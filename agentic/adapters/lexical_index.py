@@ -80,13 +80,19 @@ _SCHEMA = (
     f"tokenize='{TOKENIZER}', prefix='1 2 3')",
 )
 
+# The rowid bounds let FTS5 skip, inside every term's doclist, the documents of other
+# collections instead of scoring them all and filtering after: rows are inserted in URI order,
+# so a collection's documents (one URI prefix) hold one run of ids. The collection test stays, so
+# the answer never depends on that order; only the speed does (4-5x on sqlite-docs' searches).
 _SEARCH_SQL = (
     "SELECT d.uri, d.collection, d.relPath, d.title, "
     "bm25(documents_fts, ?, ?, ?) AS score "
     "FROM documents_fts JOIN documents AS d ON d.id = documents_fts.rowid "
-    "WHERE documents_fts MATCH ? AND d.collection = ? "
+    "WHERE documents_fts MATCH ? AND documents_fts.rowid BETWEEN ? AND ? "
+    "AND d.collection = ? "
     "ORDER BY score, d.uri LIMIT ?"
 )
+_COLLECTION_IDS_SQL = "SELECT min(id), max(id) FROM documents WHERE collection = ?"
 
 
 # The index's file name inside a prepared root.
@@ -201,6 +207,8 @@ class LexicalIndex:
     def __init__(self, connection: sqlite3.Connection, db_path: Path) -> None:
         self._connection: sqlite3.Connection | None = connection
         self.db_path = db_path
+        # Each collection's lowest and highest document id, looked up on its first search.
+        self._id_bounds: dict[str, tuple[int, int] | None] = {}
         self.index_fingerprint = self._meta("indexFingerprint")
         tokenizer = self._meta("tokenizer")
         if tokenizer != TOKENIZER:
@@ -259,10 +267,21 @@ class LexicalIndex:
             raise ValueError("limit must be at least 1")
         expression = compile_query(query)
         with self._deadline(deadline) as db:
+            bounds = self._bounds(db, collection)
+            if bounds is None:
+                return []
             rows = db.execute(
-                _SEARCH_SQL, (*BM25_WEIGHTS, expression, collection, min(limit, _MAX_LIMIT))
+                _SEARCH_SQL,
+                (*BM25_WEIGHTS, expression, *bounds, collection, min(limit, _MAX_LIMIT)),
             ).fetchall()
         return [Hit(uri=r[0], collection=r[1], rel_path=r[2], title=r[3], score=r[4]) for r in rows]
+
+    def _bounds(self, db: sqlite3.Connection, collection: str) -> tuple[int, int] | None:
+        """The ids a collection's documents lie between; None for a collection with none."""
+        if collection not in self._id_bounds:
+            low, high = db.execute(_COLLECTION_IDS_SQL, (collection,)).fetchone()
+            self._id_bounds[collection] = None if low is None else (int(low), int(high))
+        return self._id_bounds[collection]
 
     def document(self, uri: str, *, deadline: float | None = None) -> StoredDocument | None:
         """The stored document, or None for an unknown URI; its bytes are hash-checked."""

@@ -97,6 +97,53 @@ def test_raw_scores_are_fts5_bm25_with_the_contract_weights(tmp_path: Path) -> N
     assert found == dict(rows)
 
 
+# Collections whose ids share a prefix: their URIs still sort into one run each.
+MIXED = snapshot_from(
+    {
+        "c01/a.md": "# Valve\n\nThe quartz valve opens.\n",
+        "c01a/b.md": "# Quartz\n\nA quartz valve and a quartz gate.\n",
+        "c01/z.md": "# Gate\n\nThe gate is quartz.\n",
+        "c02/c.md": "# Valve\n\nQuartz everywhere: quartz, quartz.\n",
+        "c01a/y.md": "# Other\n\nNothing of note.\n",
+        **filler(6),
+    }
+)
+WHOLE_INDEX_SQL = (
+    "SELECT d.uri, d.collection, d.relPath, d.title, bm25(documents_fts, 1.5, 4.0, 1.0) AS s "
+    "FROM documents_fts JOIN documents AS d ON d.id = documents_fts.rowid "
+    "WHERE documents_fts MATCH ? AND d.collection = ? ORDER BY s, d.uri"
+)
+
+
+@pytest.mark.parametrize("collection", ["c01", "c01a", "c02"])
+@pytest.mark.parametrize("query", ["quartz", "valve gate", "nothing"])
+def test_a_search_ranks_a_collection_as_the_whole_index_filtered_by_it(
+    tmp_path: Path, collection: str, query: str
+) -> None:
+    prepared = LexicalAdapter(MIXED).prepare(MIXED, tmp_path / "root", timeout_s=TIMEOUT_S)
+    index = LexicalIndex.open(prepared.root / INDEX_FILE)
+    try:
+        found = [
+            (h.uri, h.collection, h.rel_path, h.title, h.score)
+            for h in index.search(query, collection, 20)
+        ]
+    finally:
+        index.close()
+    with sqlite3.connect(prepared.root / INDEX_FILE) as db:
+        expected = db.execute(WHOLE_INDEX_SQL, (compile_query(query), collection)).fetchall()
+
+    assert found == expected
+
+
+def test_a_collection_with_no_documents_has_no_hits(tmp_path: Path) -> None:
+    prepared = LexicalAdapter(MIXED).prepare(MIXED, tmp_path / "root", timeout_s=TIMEOUT_S)
+    index = LexicalIndex.open(prepared.root / INDEX_FILE)
+    try:
+        assert index.search("quartz", "c09", 20) == []
+    finally:
+        index.close()
+
+
 def test_documents_with_equal_scores_are_ordered_by_uri(tmp_path: Path) -> None:
     text = "# Note\n\nThe quartz valve is closed.\n"
     snapshot = snapshot_from({"c001/z.md": text, "c001/m.md": text, "c001/a.md": text, **filler(4)})
