@@ -44,7 +44,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from agentic.fixture.authoring import init_fixture
+    from agentic.fixture.scaffold import init_fixture
 
     result = init_fixture(
         Path(args.dir),
@@ -62,7 +62,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _add_task(args: argparse.Namespace) -> int:
-    from agentic.fixture.authoring import add_task
+    from agentic.fixture.add_task import add_task
 
     added = add_task(Path(args.dir), Path(args.spec), replace=args.replace)
     collections = ", ".join(f"{area} -> {c}" for area, c in added.collections.items())

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters.errors import AdapterError
-from agentic.adapters.mcp import configured
-from agentic.adapters.mcp.configured import MAX_PREPARED_BYTES, prepared_tree
+from agentic.adapters.mcp import preparation
+from agentic.adapters.mcp.preparation import MAX_PREPARED_BYTES, prepared_tree
 from agentic.contract.canonical import fingerprint
 
 # Names whose order differs between path-component order and plain string order ("a.txt" sorts
@@ -110,7 +110,7 @@ def test_a_sparse_file_over_the_size_cap_is_refused_without_reading_it(tmp_path:
 def test_the_size_cap_counts_every_file_together(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(configured, "MAX_PREPARED_BYTES", 1000)
+    monkeypatch.setattr(preparation, "MAX_PREPARED_BYTES", 1000)
     root = build(tmp_path / "prepared", {f"part{i}": b"x" * 300 for i in range(4)})
     with pytest.raises(AdapterError) as raised:
         prepared_tree(root)
@@ -121,7 +121,7 @@ def test_the_size_cap_counts_every_file_together(
 def test_more_entries_than_the_cap_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(configured, "MAX_PREPARED_ENTRIES", 10)
+    monkeypatch.setattr(preparation, "MAX_PREPARED_ENTRIES", 10)
     root = tmp_path / "prepared"
     for i in range(11):
         (root / f"d{i}").mkdir(parents=True)  # folders count too: a walk costs per entry

@@ -13,7 +13,8 @@ from agentic.contract.report import BenchmarkReport
 from agentic.contract.schemas import parse_and_load
 from agentic.fixture.loader import load_fixture
 from agentic.output.page import MARK
-from agentic.report.html import build_page, citation_verdict, render_html
+from agentic.report.html import render_html
+from agentic.report.html_view import build_page, citation_verdict
 from agentic.report.outcomes import missed_terms
 from agentic.resources import default_fixture_dir, repo_root
 from agentic.scoring.task_facts import OracleSpan, TaskFacts, task_facts

@@ -29,7 +29,7 @@ copy is theirs to change, and evidence still comes from the verified snapshot al
 Results are read per tool (``[tools.<tool>.results]``, else the top-level ``[results]``); the
 shapes, the id mapping (``[ids]``), fixed arguments, transforms and the readiness pattern
 (``[ready]``) are described in docs/backends.md; ``replies.py`` reads each shape, ``server_ids.py``
-maps ids and ``configured.py`` applies fixed arguments and transforms. ``reads = "snapshot"``
+maps ids and ``argument_mapping.py`` applies fixed arguments and transforms. ``reads = "snapshot"``
 makes a search-only server's reads the kit's (``snapshot_reads.py``); ``reflowed = true`` in a
 tool's results places reflowed snippets (``reflow.py``). A search's ``query_split`` and
 ``query_syntax`` say how the agent's query reaches the server (``query_forms.py``), its
@@ -99,7 +99,7 @@ QuerySyntax = Literal["fts5", "lucene", "plain"]
 # Pages one paged search call asks for: by default, and at most (``paging.py``).
 DEFAULT_PAGES = 5
 MAX_PAGES = 20
-# Which transform may rewrite which contract argument (applied in ``configured.py``).
+# Which transform may rewrite which contract argument (applied in ``argument_mapping.py``).
 TRANSFORMS: dict[str, frozenset[str]] = {
     "query": frozenset({"regex_escape"}),
     "lineCount": frozenset({"inclusive_end"}),
