@@ -9,6 +9,10 @@ a delivered result holds, whatever the model is shown of it; the model's context
   is left of it (``call_room``): a search gets a ``limit`` of hits, a ``get`` a ``lineCount``
   (the model's own, if smaller), a ``multi_get`` a ``maxBytes``. The call as sent, sizes
   included, is what the receipt records.
+- **A tool is offered only while its least call fits what is left** (``affordable_tools``): a
+  read's least call is one line; a search's is one hit, or the cheapest search this pair has
+  made, since a bundle adapter spends its own budget whatever the ``limit``. With no tool
+  left, the model's one choice is its final answer.
 - **Each result shows a slice sized to the context** (``result_chars``): the context left once
   the fixed prompt, every remaining call's text and the final answer are set aside, shared
   evenly among the calls, between ``RESULT_CHARS_MIN`` and ``RESULT_CHARS_MAX`` characters.
@@ -56,11 +60,29 @@ def charged_bytes(call: VisibleCall) -> int:
     return len(canonical_bytes(call.result.to_json()))
 
 
+def bytes_left(task: AgentTask, calls: Sequence[VisibleCall]) -> int:
+    """What the task's byte budget has left after ``calls``."""
+    return task.budgets.maxModelVisibleBytes - sum(charged_bytes(call) for call in calls)
+
+
 def call_room(task: AgentTask, calls: Sequence[VisibleCall]) -> int:
     """The bytes the next call may spend: an even share of what the byte budget has left."""
-    left = task.budgets.maxModelVisibleBytes - sum(charged_bytes(call) for call in calls)
     remaining = max(1, task.budgets.maxAgentCalls - len(calls))
-    return max(0, left // remaining)
+    return max(0, bytes_left(task, calls) // remaining)
+
+
+def least_cost(tool: str, calls: Sequence[VisibleCall]) -> int:
+    """The fewest bytes a call of ``tool`` is expected to be charged (see the module text)."""
+    if tool != "search":
+        return BYTES_PER_LINE
+    searches = [charged_bytes(call) for call in calls if call.toolName == "search"]
+    return min(searches) if searches else BYTES_PER_HIT
+
+
+def affordable_tools(task: AgentTask, calls: Sequence[VisibleCall]) -> tuple[str, ...]:
+    """The task's tools whose least call fits what the byte budget has left, in task order."""
+    left = bytes_left(task, calls)
+    return tuple(tool for tool in task.allowedTools if least_cost(tool, calls) <= left)
 
 
 def sized_arguments(name: str, arguments: JsonObject, room: int) -> JsonObject:

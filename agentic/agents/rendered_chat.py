@@ -45,6 +45,7 @@ from agentic.agents.call_grammar import (
 from agentic.agents.chat_config import STEP_GRACE_S, Measured, OpenAIChatConfig, context_left
 from agentic.agents.chat_endpoint import Endpoint, Usage, first_message
 from agentic.agents.context_policy import (
+    affordable_tools,
     call_room,
     result_chars,
     sized_arguments,
@@ -56,7 +57,8 @@ from agentic.contract.steps import VisibleCall
 from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 
-PROMPT_VERSION = "openai-chat-rendered-v1"
+# The rendered protocol's version: its prompt, its grammar and its context policy.
+PROMPT_VERSION = "openai-chat-rendered-v2"
 # The fixed prompt is mostly JSON-escaped prose: bytes per token of the whole request body.
 CHARS_PER_FIXED_TOKEN = 3.0
 
@@ -310,7 +312,7 @@ class RenderedChatSession:
     def shape(self, calls: tuple[VisibleCall, ...]) -> StepShape:
         spent = len(calls) >= self._task.budgets.maxAgentCalls
         return StepShape(
-            tools=() if spent else self._task.allowedTools,
+            tools=() if spent else affordable_tools(self._task, calls),
             collections=self._task.corpus.collections,
             uris=seen_uris(calls),
             citables=citables(self._task, calls, self._result_chars()),

@@ -12,6 +12,7 @@ from agentic.agents.context_policy import (
     RESULT_CHARS_MAX,
     RESULT_CHARS_MIN,
     SEARCH_LIMIT_MAX,
+    affordable_tools,
     call_room,
     charged_bytes,
     result_chars,
@@ -28,7 +29,7 @@ def task(calls: int = 4, byte_budget: int = 16000) -> AgentTask:
     return AgentTask.model_validate({**document, "budgets": budgets})
 
 
-def delivered(content: str) -> VisibleCall:
+def delivered(content: str, tool: str = "get") -> VisibleCall:
     result: dict[str, Any] = {
         "status": "ok", "resultRole": "source", "content": content,
         "evidence": [], "errorCode": None,
@@ -36,7 +37,7 @@ def delivered(content: str) -> VisibleCall:
     return VisibleCall.model_validate(
         {
             "callIndex": 0,
-            "toolName": "get",
+            "toolName": tool,
             "arguments": {"uri": "gno://c0b2/d.md"},
             "result": result,
         }
@@ -89,3 +90,45 @@ def test_a_roomy_context_shows_the_largest_slice() -> None:
 
 def test_a_cramped_context_still_shows_the_smallest_slice() -> None:
     assert result_chars(3000, fixed_tokens=2500, output_tokens=1000, calls=4) == RESULT_CHARS_MIN
+
+
+# --- which tools are offered -------------------------------------------------------------------
+
+
+def spent_to(task_: AgentTask, left: int, tool: str = "get") -> VisibleCall:
+    """A delivered call that leaves ``left`` bytes of ``task_``'s budget."""
+    empty = charged_bytes(delivered("", tool))
+    return delivered("x" * (task_.budgets.maxModelVisibleBytes - left - empty), tool)
+
+
+def test_every_allowed_tool_is_offered_while_the_budget_is_whole() -> None:
+    assert affordable_tools(task(), ()) == task().allowedTools
+
+
+def test_reads_are_offered_while_one_line_fits_and_not_after() -> None:
+    roomy = affordable_tools(task(), (spent_to(task(), BYTES_PER_LINE),))
+    cramped = affordable_tools(task(), (spent_to(task(), BYTES_PER_LINE - 1),))
+    assert "get" in roomy
+    assert "get" not in cramped
+    assert "multi_get" not in cramped
+
+
+def test_with_no_tool_left_the_final_answer_is_the_one_choice() -> None:
+    assert affordable_tools(task(), (spent_to(task(), 10),)) == ()
+
+
+def test_a_search_is_offered_while_its_cheapest_so_far_fits() -> None:
+    # A bundle adapter's search costs its bundle whatever the limit: 5,000 bytes here.
+    bundle = delivered("x" * 5000, "search")
+    cost = charged_bytes(bundle)
+    roomy = task(byte_budget=2 * cost + BYTES_PER_LINE)
+    cramped = task(byte_budget=2 * cost - 1)
+    assert "search" in affordable_tools(roomy, (bundle,))
+    assert "search" not in affordable_tools(cramped, (bundle,))
+    assert "get" in affordable_tools(cramped, (bundle,))
+
+
+def test_before_any_search_one_hit_is_a_searchs_least_cost() -> None:
+    offered = affordable_tools(task(), (spent_to(task(), BYTES_PER_HIT - 1),))
+    assert "search" not in offered
+    assert "search" in affordable_tools(task(), (spent_to(task(), BYTES_PER_HIT),))
