@@ -336,7 +336,7 @@ def optional(session: nox.Session) -> None:
 EXAMPLE_BACKENDS = ROOT / "examples" / "backends"
 # Real MCP servers this project did not write, each installed by pinned version into its own
 # environment (examples/servers/<id>/.venv) and run by a backend config alone; the folder is the
-# one lanes.toml names, which the catalog reads too (agentic/runner/lanes_file.py).
+# one lanes.toml names, which the catalog reads too (agentic/catalog/lanes_file.py).
 SHIPPED_SERVERS = ROOT / tomllib.loads((ROOT / "lanes.toml").read_text(encoding="utf-8"))["servers"]
 
 

@@ -49,6 +49,13 @@ from agentic.agents.base import (
     ReportsNotes,
     TokenCount,
 )
+from agentic.catalog.entries import (
+    AdapterEntry,
+    AdapterInputs,
+    AgentContext,
+    AgentEntry,
+    OpenedAgent,
+)
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.errors import ContractError, FailureClass
 from agentic.contract.receipt import Capabilities, CapabilityState, ToolEvidence, ToolResult
@@ -57,13 +64,6 @@ from agentic.contract.steps import VisibleCall
 from agentic.contract.strict_json import JsonObject, JsonValue
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
-from agentic.runner.entries import (
-    AdapterEntry,
-    AdapterInputs,
-    AgentContext,
-    AgentEntry,
-    OpenedAgent,
-)
 from agentic.tools import TOOL_NAMES, tool_definitions
 
 __all__ = [

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentic.contract.errors import ContractError
-
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent
 
@@ -44,7 +42,7 @@ BUNDLED_FIXTURE = "agentic-retrieval"  # the one fixture the wheel carries (pypr
 
 
 def default_fixture_dir() -> Path:
-    return fixtures_dir() / BUNDLED_FIXTURE  # the lanes' default (runner/catalog.py)
+    return fixtures_dir() / BUNDLED_FIXTURE  # the lanes' default (catalog/entries.py)
 
 
 def missing_fixture(name: str) -> str | None:
@@ -61,15 +59,6 @@ def missing_fixture(name: str) -> str | None:
         f"source checkout, which holds fixtures/{name} (built by its build.sh; README there), "
         f"or pass --fixture DIR with a copy of that folder"
     )
-
-
-def lane_fixture_dir(lane: str, fixture: str) -> Path:
-    """The folder of the kit's fixture ``fixture`` that lane ``lane`` runs on; refused in one
-    line when this kit lacks it (an installed wheel asked for sqlite-docs)."""
-    reason = missing_fixture(fixture)
-    if reason is not None:
-        raise ContractError("fixture_not_found", f"lane {lane}: {reason}")
-    return fixtures_dir() / fixture
 
 
 def locks_dir() -> Path:

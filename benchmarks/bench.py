@@ -239,10 +239,10 @@ def bench_sqlite_docs() -> None:
     from agentic.adapters.capsule import CapsuleAdapter
     from agentic.agents.cues import parse_cue_table
     from agentic.agents.fixture_agent import search_query
+    from agentic.catalog.load import builtin_catalog
     from agentic.fixture.loader import load_fixture
     from agentic.lane import Execution, LaneRequest, execute_lane
     from agentic.resources import fixtures_dir
-    from agentic.runner.catalog import builtin_catalog
 
     root = fixtures_dir() / "sqlite-docs"
     fixture = load_fixture(root)
@@ -557,9 +557,9 @@ def _cold_start_ms(report_json: dict[str, Any], adapter_id: str) -> float:
 def bench_servers() -> None:
     """Each installed shipped server (examples/servers) beside lexical on both fixtures: cold
     start, success of each, and the share of returned lines that aligned to the snapshot."""
+    from agentic.catalog.load import load_catalog
+    from agentic.catalog.shipped_servers import shipped_configs
     from agentic.resources import fixtures_dir
-    from agentic.runner.catalog import load_catalog
-    from agentic.runner.shipped_servers import shipped_configs
 
     catalog = load_catalog(plugins=False)
     fixtures = {"bundled": None, "sqlite-docs": str(fixtures_dir() / "sqlite-docs")}
@@ -590,11 +590,11 @@ def bench_servers() -> None:
 
 def bench_ranking() -> None:
     """The ranking tier over the bundled fixture's goldens for the in-process adapters."""
+    from agentic.catalog.load import builtin_catalog
     from agentic.fixture.loader import load_fixture
     from agentic.ranking.goldens import load_goldens
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.resources import default_fixture_dir
-    from agentic.runner.catalog import builtin_catalog
 
     fixture = load_fixture(default_fixture_dir())
     goldens = load_goldens(fixture)
@@ -616,11 +616,11 @@ def _model_throughput() -> None:
     context, batch and thread settings, over a real prompt (preamble, task, one lexical result)."""
     import os
 
+    from agentic.catalog.agent_openers import local_model_settings
     from agentic.contract.steps import VisibleCall
     from agentic.fixture.loader import load_fixture
     from agentic.locks import AGENT_MODEL_LOCK, preflight_agent_model
     from agentic.resources import default_fixture_dir, locks_dir
-    from agentic.runner.agents import local_model_settings
     from agentic.tools import project_result
 
     checked = preflight_agent_model(locks_dir() / AGENT_MODEL_LOCK, os.environ)
@@ -942,9 +942,9 @@ def _round_trip_overhead(base_url: str, model: str, trips: int) -> list[float]:
     and the loopback transfer), in ms: building the request, encoding, decoding, the step."""
     from agentic.agents.base import AgentStepError
     from agentic.agents.chat_config import OpenAIChatConfig
+    from agentic.catalog.agent_openers import open_openai_agent
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
-    from agentic.runner.agents import open_openai_agent
     from agentic.tools import tool_definitions
 
     config = OpenAIChatConfig.model_validate(
@@ -1149,7 +1149,7 @@ HARNESS_SHARE_TARGET = 0.10  # issue 47: failures the harness causes, of a lane'
 def _recorded_lanes() -> list[tuple[str, str]]:
     """Each real-model lane of the catalog (an endpoint agent with a committed cache): its name
     and its cache's folder, relative to the checkout."""
-    from agentic.runner.catalog import builtin_catalog
+    from agentic.catalog.load import builtin_catalog
 
     return [
         (lane.name, lane.llm_cache)

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentic.catalog.agent_openers import CUES_FILE
 from agentic.contract.canonical import sha256_hex, stable_pretty_json
 from agentic.fixture.manifest import corpus_prefix, oracle_path, task_path
 from agentic.fixture.pin import HeaderOverrides, pin_fixture
 from agentic.fixture.spans import span_hash
-from agentic.runner.agents import CUES_FILE
 
 BUDGET_BYTES = 12000
 INSTRUCTIONS = (

@@ -305,9 +305,9 @@ def host_git(root: Path) -> tuple[str | None, bool | None]:
 
 def kit_facts(fixture: Path | None) -> tuple[tuple[str, ...], bool, str]:
     """Adapter ids, whether the local-model agent exists, and the fixture's first task id."""
+    from agentic.catalog.load import builtin_catalog
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
-    from agentic.runner.catalog import builtin_catalog
 
     loaded = load_fixture(fixture or default_fixture_dir())
     first = sorted(task.taskId for task in loaded.tasks)[0]
@@ -704,7 +704,7 @@ def stage_llm(root: Path, scratch: Path) -> Path:
 
 
 def receipts_differences(base: Path, new: Path) -> list[str]:
-    from agentic.compare import load_report, receipt_differences
+    from agentic.commands.regression import load_report, receipt_differences
 
     return receipt_differences(load_report(base), load_report(new))
 

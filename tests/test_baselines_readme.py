@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentic.catalog.load import load_catalog
 from agentic.contract.envelope import Evidence
 from agentic.contract.receipt import CanonicalReceipt, TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, ScoreRecord
@@ -21,7 +22,6 @@ from agentic.docgen.baselines import (
     render_baselines,
     success,
 )
-from agentic.runner.catalog import load_catalog
 from agentic.scoring.evidence import keys_of
 from agentic.scoring.task_facts import RequiredClaim, TaskFacts
 from tests.support.scoring import (

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters.mcp.profiles import PROFILES
+from agentic.catalog.entries import AdapterEntry, AdapterInputs
+from agentic.catalog.load import builtin_catalog, load_catalog
 from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from agentic.resources import default_fixture_dir, fixtures_dir
-from agentic.runner.catalog import builtin_catalog, load_catalog
-from agentic.runner.entries import AdapterEntry, AdapterInputs
 from tests.support.tiny_fixture import TASK_A, write_tiny_fixture
 
 PLUGIN_MODULE = '''
@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from agentic.adapters.lexical import LexicalAdapter
 from agentic.plugins import AdapterEntry, AgentEntry
-from agentic.runner.catalog import builtin_catalog
+from agentic.catalog.load import builtin_catalog
 
 
 class Renamed:
@@ -202,7 +202,7 @@ def test_the_endpoint_agent_without_its_config_is_one_line_and_exit_2(
 
 
 def test_a_config_named_openai_chat_takes_the_place_of_the_listed_entry(tmp_path: Path) -> None:
-    from agentic.runner.catalog_source import CatalogSource
+    from agentic.catalog.source import CatalogSource
     from tests.support.fake_openai import config_text
 
     path = tmp_path / "agent.toml"
@@ -213,7 +213,7 @@ def test_a_config_named_openai_chat_takes_the_place_of_the_listed_entry(tmp_path
 
 
 def test_a_configured_agent_may_not_take_an_opening_agents_kind(tmp_path: Path) -> None:
-    from agentic.runner.catalog_source import CatalogSource
+    from agentic.catalog.source import CatalogSource
     from tests.support.fake_openai import config_text
 
     path = tmp_path / "agent.toml"
@@ -310,7 +310,7 @@ def test_an_unknown_adapter_on_the_command_line_lists_known_ones(
 
 
 def test_an_endpoint_lane_replays_its_committed_cache_unless_a_run_records() -> None:
-    from agentic.runner.catalog_source import CatalogSource
+    from agentic.catalog.source import CatalogSource
 
     lane = builtin_catalog().lane("optional/qwen-sqlite")
     source = CatalogSource.for_lane(lane)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agentic.cli import main
-from agentic.compare import LoadedReport, PairOutcome, flips, noise_tests, render_noise
+from agentic.commands.regression import LoadedReport, PairOutcome, flips, noise_tests, render_noise
 from agentic.contract.canonical import canonical_bytes
 from agentic.resources import repo_root
 from tests.support.reports import resealed

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from agentic.catalog.load import builtin_catalog
 from agentic.cli import main
 from agentic.commands.run import DEFAULT_PROMOTION, default_promotion
 from agentic.fixture.loader import Fixture
-from agentic.runner.catalog import builtin_catalog
 from tests.support.tiny_fixture import TASK_A
 
 

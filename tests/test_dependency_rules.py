@@ -13,23 +13,32 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentic"
 
-# stage -> the agentic stages it may import (besides itself). `resources` locates the package's
-# data (locks, schemas); agents are denied it, so they cannot find a fixture or an oracle on disk.
+# stage -> the agentic stages it may import (besides itself), for every stage of the package,
+# bottom up. `resources` locates the package's data (locks, schemas); agents are denied it, so
+# they cannot find a fixture or an oracle on disk.
 ALLOWED: dict[str, frozenset[str]] = {
     "processes": frozenset(),
+    "resources": frozenset(),
     "contract": frozenset({"resources"}),
     "fixture": frozenset({"contract", "resources"}),
     "tools": frozenset({"contract"}),
+    "locks": frozenset({"contract"}),
     "agents": frozenset({"contract", "tools"}),
     "adapters": frozenset({"contract", "fixture", "tools", "resources", "processes"}),
+    # The reference server imports only what it serves, to keep its cold start small.
+    "server": frozenset({"contract", "adapters"}),
+    "catalog": frozenset({"adapters", "agents", "contract", "fixture", "locks", "resources"}),
+    "runner": frozenset({"adapters", "agents", "contract", "fixture", "tools"}),
     "scoring": frozenset({"contract", "fixture", "tools"}),
-    "report": frozenset({"contract", "scoring", "resources", "output"}),
     # The output folder writes bytes it is given: it knows no report, fixture or run.
     "output": frozenset({"contract"}),
+    "report": frozenset({"contract", "scoring", "resources", "output"}),
     # A lane drives everything below it; nothing below imports a lane.
     "lane": frozenset(
         {
             "adapters",
+            "agents",
+            "catalog",
             "contract",
             "fixture",
             "locks",
@@ -42,6 +51,58 @@ ALLOWED: dict[str, frozenset[str]] = {
             "tools",
         }
     ),
+    "ranking": frozenset({"adapters", "catalog", "contract", "fixture"}),
+    "generation": frozenset(
+        {
+            "adapters",
+            "agents",
+            "catalog",
+            "contract",
+            "fixture",
+            "locks",
+            "ranking",
+            "resources",
+            "runner",
+        }
+    ),
+    "commands": frozenset(
+        {
+            "adapters",
+            "agents",
+            "catalog",
+            "contract",
+            "fixture",
+            "generation",
+            "lane",
+            "output",
+            "ranking",
+            "report",
+            "resources",
+            "runner",
+            "scoring",
+            "server",
+            "tools",
+        }
+    ),
+    # The command line imports its subcommands by name, only when one runs (cli.COMMANDS).
+    "cli": frozenset({"contract", "processes"}),
+    "__main__": frozenset({"cli"}),
+    "docgen": frozenset(
+        {
+            "adapters",
+            "agents",
+            "catalog",
+            "cli",
+            "contract",
+            "fixture",
+            "locks",
+            "report",
+            "resources",
+            "scoring",
+        }
+    ),
+    # The public plugin API: what a plugin package imports; nothing in the package imports it.
+    "plugins": frozenset({"adapters", "agents", "catalog", "contract", "fixture", "tools"}),
 }
 
 
@@ -104,6 +165,29 @@ def test_a_stage_imports_only_the_stages_below_it(stage: str) -> None:
         if _stage(module) not in allowed
     )
     assert offending == []
+
+
+def _stages_on_disk() -> set[str]:
+    """Every stage of the package: its subpackages and its top-level modules."""
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    modules = {path.stem for path in PACKAGE.glob("*.py") if path.name != "__init__.py"}
+    return packages | modules
+
+
+def test_every_stage_of_the_package_has_its_rule() -> None:
+    # A stage without a rule could import anything: an arrow back up the layers would pass.
+    assert sorted(_stages_on_disk() - ALLOWED.keys()) == []
+
+
+def test_every_rule_names_stages_of_the_package() -> None:
+    named = set(ALLOWED) | {stage for allowed in ALLOWED.values() for stage in allowed}
+    assert sorted(named - _stages_on_disk()) == []
+
+
+def test_the_rules_draw_no_circle_between_stages() -> None:
+    # Layers: with the rules free of circles, an import that runs back up is one no rule allows.
+    rules = {stage: set(allowed) for stage, allowed in ALLOWED.items()}
+    assert _circles(rules) == []
 
 
 def test_a_from_agentic_import_of_a_module_counts_as_an_import_of_that_stage() -> None:

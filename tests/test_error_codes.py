@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import get_args
 
 from agentic.contract.code_names import ErrorCodeName
-from agentic.contract.codes import CODES, ENTRIES, name_mismatch
+from agentic.contract.codes import CODES, ENTRIES, ErrorCode
+from agentic.docgen.code_names import PAGE as CODE_NAMES
+from agentic.docgen.code_names import render_code_names
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agentic"
@@ -61,7 +63,8 @@ SINKS: dict[str, Sink] = {
     "TrialFailure": Sink(1, "code", 0, "failure_class"),
     # runner/receipts.py: a pair that never ran, always a harness_error.
     "harness_failure_receipt": Sink(None, "code", kind="harness_error"),
-    # runner/run.py: a pair that never ran (no preparation, a lost worker), through the above.
+    # lane/harness_records.py: a pair that never ran (no preparation, a lost worker), through
+    # the above.
     "never_ran": Sink(None, "code", kind="harness_error"),
     # contract/files.py: the ContractError code of an unreadable input file.
     "read_input_file": Sink(None, "code", kind=INPUT),
@@ -92,7 +95,7 @@ MODULE_SINKS: dict[tuple[str, str], Sink] = {
         2, "code", kind="harness_error"
     ),
     ("agentic/ranking/goldens.py", "_invalid"): Sink(0, "code", kind=INPUT),
-    ("agentic/runner/catalog.py", "_lookup"): Sink(None, "code", kind=INPUT),
+    ("agentic/catalog/table.py", "_lookup"): Sink(None, "code", kind=INPUT),
     # An unusable endpoint reply: always llm_response_invalid, a harness_error.
     ("agentic/agents/openai_chat.py", "_invalid"): Sink(None, "code", kind="harness_error"),
 }
@@ -621,21 +624,17 @@ def test_the_catalog_imports_nothing_from_agentic_but_contract_errors_and_code_n
 
 
 def test_the_code_name_literal_lists_exactly_the_table_in_its_order() -> None:
-    assert name_mismatch(ENTRIES, get_args(ErrorCodeName)) is None
+    assert get_args(ErrorCodeName) == tuple(entry.code for entry in ENTRIES)
 
 
-def test_a_name_without_an_entry_is_a_mismatch() -> None:
-    names = sorted([*get_args(ErrorCodeName), "zz_new_code"])
-    assert name_mismatch(ENTRIES, names) == (
-        "names without an entry ['zz_new_code'], entries without a name []"
-    )
+def test_the_code_names_module_is_the_one_written_from_the_table() -> None:
+    committed = (ROOT / CODE_NAMES).read_text(encoding="utf-8")
+    assert committed == render_code_names(), f"{CODE_NAMES} is stale: run python -m agentic.docgen"
 
 
-def test_an_entry_out_of_order_is_a_mismatch() -> None:
-    swapped = (ENTRIES[1], ENTRIES[0], *ENTRIES[2:])
-    assert name_mismatch(swapped, get_args(ErrorCodeName)) == (
-        "the table lists a code twice or out of ErrorCodeName's order"
-    )
+def test_a_new_entry_of_the_table_is_a_new_name_of_the_literal() -> None:
+    entry = ErrorCode("zz_new", None, True, "a code added to the table")  # type: ignore[arg-type]
+    assert '    "zz_new",\n]' in render_code_names((*ENTRIES, entry))
 
 
 def test_the_code_name_literal_is_written_out_one_code_per_line() -> None:

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from agentic import resources
+from agentic.catalog.lanes_file import LANES_FILE, load_lanes_file, parse_lanes_file
+from agentic.catalog.load import load_catalog
 from agentic.cli import main
 from agentic.contract.errors import ContractError
-from agentic.runner.catalog import load_catalog
-from agentic.runner.lanes_file import LANES_FILE, load_lanes_file, parse_lanes_file
 from tests.support.backends import write_config
 
 _KIT = ("capsule", "lexical", "mcp-reference")
@@ -31,7 +31,7 @@ def _server_lane(server: str) -> dict[str, Any]:
     return _lane(f"backends/{server}", "fixture", (server, "lexical"), promote=(server, "lexical"))
 
 
-# Every lane as agentic/runner/catalog.py's BUILTIN_LANES and shipped_servers.py defined it before
+# Every lane as agentic/catalog/builtins.py's BUILTIN_LANES and shipped_servers.py defined it before
 # the lanes moved to lanes.toml, field by field, in the catalog's order: each committed baseline
 # reproduces only while its lane stays exactly this.
 SNAPSHOT: tuple[dict[str, Any], ...] = (
@@ -74,7 +74,7 @@ adapters = ["capsule", "lexical"]
 def _stand_in_root(monkeypatch: pytest.MonkeyPatch, root: Path | None) -> None:
     """Make ``root`` the running checkout (None: an installed kit). The modules these tests reach
     that bind ``repo_root`` by name are imported first, so none keeps the stand-in afterwards."""
-    for module in ("agentic.commands.catalog", "agentic.runner.catalog_source"):
+    for module in ("agentic.commands.catalog", "agentic.catalog.source"):
         importlib.import_module(module)
     monkeypatch.setattr(resources, "repo_root", lambda: root)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentic.cli import main
+from agentic.commands.model_parts import PartsLock, assemble, load_parts_lock, requirements
 from agentic.contract.errors import ContractError
-from agentic.model_parts import PartsLock, assemble, load_parts_lock, requirements
 
 CHUNKS = (b"GGUF-first-chunk-", b"second-and-last")
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 import agentic.plugins
-import agentic.runner.catalog
 from agentic.contract.schemas import parse_and_load
 from tests.support.backends import REPO
 from tests.support.tiny_fixture import TASK_IDS
@@ -36,7 +35,11 @@ HEAVY_KIT = (
     "agentic.commands",
     "agentic.lane",
     "agentic.report",
-    "agentic.runner.catalog",
+    "agentic.catalog.agent_openers",
+    "agentic.catalog.builtins",
+    "agentic.catalog.load",
+    "agentic.catalog.source",
+    "agentic.catalog.table",
 )
 
 
@@ -72,12 +75,6 @@ def test_the_version_flag_does_not_import_the_plugin_api() -> None:
     code = "import contextlib\nfrom agentic.cli import main\n"
     code += "with contextlib.suppress(SystemExit):\n    main(['--version'])"
     assert "agentic.plugins" not in modules_after(code)
-
-
-def test_the_entry_types_are_still_importable_from_the_catalog() -> None:
-    # Plugins written before agentic.plugins existed import them from agentic.runner.catalog.
-    for name in ("AdapterEntry", "AdapterInputs", "AgentContext", "AgentEntry", "OpenedAgent"):
-        assert getattr(agentic.runner.catalog, name) is getattr(agentic.plugins, name)
 
 
 @pytest.mark.parametrize("name", EXAMPLE_FILES)

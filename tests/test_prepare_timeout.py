@@ -13,6 +13,7 @@ import pytest
 
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.adapters.qmd.proc import run_bounded
+from agentic.catalog.load import builtin_catalog
 from agentic.cli import UsageError, build_parser
 from agentic.commands.verify import Plan, lane_request
 from agentic.contract.canonical import ZERO_HASH
@@ -20,7 +21,6 @@ from agentic.contract.errors import ContractError
 from agentic.lane import Execution, LaneRequest, plan_lane
 from agentic.lane.executors.units import worker_spec
 from agentic.ranking.runner import RankingSettings
-from agentic.runner.catalog import builtin_catalog
 from tests.support.backends import agentic, stdio_config, write_config
 from tests.support.tiny_fixture import TASK_A
 
@@ -88,7 +88,7 @@ def test_a_worker_rebuilds_the_lane_with_the_drivers_prepare_timeout(
 ) -> None:
     plan = plan_lane(LaneRequest(fixture_dir=tiny_fixture_dir, prepare_timeout_s=12.5))
     spec = worker_spec(plan, shared_filesystem=True)
-    rebuilt = plan_lane(LaneRequest(fixture_dir=tiny_fixture_dir, **spec.request))
+    rebuilt = plan_lane(spec.request)
     assert rebuilt.config.prepare_timeout_s == 12.5
 
 

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.real_process, pytest.mark.slow]
 
 DATA = "agentic/_data/fixtures/"
 BUNDLED = "agentic-retrieval"
-# The lanes that need nothing of a checkout (agentic/runner/catalog.py, PACKAGED_LANES).
+# The lanes that need nothing of a checkout (agentic/catalog/builtins.py, PACKAGED_LANES).
 PACKAGED_LANES = ("fixture-agent", "optional/local-model", "optional/qmd", "optional/qmd-lex")
 UNKNOWN_LANE = (
     f"agentic: invalid_cli_option: unknown lane 'sqlite-docs'; known: {', '.join(PACKAGED_LANES)}"

@@ -2,7 +2,7 @@
 
 An adapter's module (its ``ADAPTER_ID``, which its configuration and so its config fingerprint
 hold), its MCP profile (``mcp/profiles.PROFILES`` is keyed by the profile's id) and its catalog
-entry (``runner/catalog.py``) all read the id from here. This module imports nothing, so the
+entry (``catalog/builtins.py``) all read the id from here. This module imports nothing, so the
 catalog names every built-in without importing one: a run pays only for the adapters it uses.
 """
 

@@ -5,7 +5,7 @@ task-scoped session and tool dispatch.
 Each adapter supplies only its identity, configuration and a ``search`` function (an
 ``IndexedAdapter`` subclass of a few lines); ``get`` and ``multi_get`` are the shared reads of
 ``reads.py``. Adding such an adapter takes its module and a catalog entry
-(``runner/catalog.py``); the conformance suite picks it up from the catalog.
+(``catalog/builtins.py``); the conformance suite picks it up from the catalog.
 
 Deadline: a call's ``timeout_s`` becomes a monotonic deadline that SQLite statements, reads and
 the capsule's selection check as they go, and that the session checks once more when the call

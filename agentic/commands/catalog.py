@@ -6,9 +6,9 @@ per line.
 
 A config file's adapter or agent is listed as "not checked": that it parsed says nothing of the
 server or endpoint behind it. ``--check`` tries them for real and prints their verdicts instead:
-every ``--backend`` config started under the sandbox (``agentic/backend_check.py``), the
+every ``--backend`` config started under the sandbox (``adapters/mcp/backend_check.py``), the
 ``--agent-config`` endpoint asked for its models and sent tiny requests
-(``agentic/agent_check.py``); exit 2 when one fails."""
+(``agents/endpoint_check.py``); exit 2 when one fails."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from agentic.commands.argtypes import (
 from agentic.contract.errors import EXIT_ERROR, EXIT_OK, ContractError
 
 if TYPE_CHECKING:
+    from agentic.catalog.entries import AdapterEntry, AgentEntry
+    from agentic.catalog.table import Catalog
     from agentic.commands.argtypes import Subparsers
-    from agentic.runner.catalog import Catalog
-    from agentic.runner.entries import AdapterEntry, AgentEntry
 
 NOT_CHECKED = "not checked"
 
@@ -60,8 +60,8 @@ def _agent_line(agent: AgentEntry) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from agentic.catalog.source import CatalogSource
     from agentic.resources import missing_fixture
-    from agentic.runner.catalog_source import CatalogSource
 
     catalog, _ = CatalogSource(tuple(args.backend), args.agent_config).load()
     if args.check:
@@ -109,8 +109,8 @@ def _check(catalog: Catalog, args: argparse.Namespace) -> int:
 
 def _check_agent(path: Path) -> int:
     """The endpoint of an --agent-config file, tried; one line on stderr when it fails."""
-    from agentic.agent_check import check_agent
     from agentic.agents.chat_config import load_agent_config
+    from agentic.agents.endpoint_check import check_agent
 
     config = load_agent_config(path)
     print(f"agent {config.id} ({path}):")
@@ -124,7 +124,8 @@ def _check_agent(path: Path) -> int:
 
 
 def _check_backends(catalog: Catalog, args: argparse.Namespace) -> int:
-    from agentic.backend_check import check_backend
+    from agentic.adapters import sandbox
+    from agentic.adapters.mcp.backend_check import check_backend
     from agentic.fixture.loader import load_fixture
     from agentic.resources import default_fixture_dir
 
@@ -137,16 +138,20 @@ def _check_backends(catalog: Catalog, args: argparse.Namespace) -> int:
     ]
     fixture = load_fixture(args.fixture or default_fixture_dir())
     print("backends:")
-    checks = [
-        check_backend(
-            catalog,
-            adapter_id,
+    checks = []
+    for adapter_id in configured:
+        adapter = catalog.build_adapter(adapter_id, fixture.snapshot, {})
+        entry = catalog.adapter(adapter_id)
+        if entry.spawns_processes:
+            sandbox.warn_unsandboxed([adapter_id])
+        check = check_backend(
+            adapter,
+            Path(entry.source),
             fixture,
             timeout_s=args.timeout_ms / 1000,
             prepare_timeout_s=args.prepare_timeout_ms / 1000,
         )
-        for adapter_id in configured
-    ]
+        checks.append(check)
     for check in checks:
         print("\n".join(check.lines))
     return EXIT_ERROR if any(c.problem is not None for c in checks) else EXIT_OK

@@ -29,7 +29,7 @@ from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
-    from agentic.compare import LoadedReport
+    from agentic.commands.regression import LoadedReport
 
 
 def tolerance(value: str) -> float:
@@ -43,7 +43,7 @@ def tolerance(value: str) -> float:
 
 
 def register(subparsers: Subparsers) -> None:
-    from agentic.compare import DEFAULT_TOLERANCE
+    from agentic.commands.regression import DEFAULT_TOLERANCE
 
     parser = subparsers.add_parser("compare", help="gate a report against a baseline")
     parser.add_argument(
@@ -81,7 +81,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def _compare_receipts(base: LoadedReport, new: LoadedReport, *, accept: bool) -> int:
-    from agentic.compare import receipt_differences
+    from agentic.commands.regression import receipt_differences
 
     if accept:
         raise ContractError("invalid_cli_option", "--receipts never files a baseline (--accept)")
@@ -99,7 +99,7 @@ def _baselines_root(args: argparse.Namespace) -> Path:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from agentic.compare import (
+    from agentic.commands.regression import (
         accept_first,
         baseline_target,
         compare_page,

@@ -28,7 +28,7 @@ def _fixture_dir(args: argparse.Namespace) -> Path:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from agentic.ceiling import diagnose_fixture
+    from agentic.commands.ceiling import diagnose_fixture
 
     fixture = load_fixture(_fixture_dir(args))
     print(fixture.corpus_fingerprint)

@@ -27,12 +27,12 @@ from agentic.contract.errors import ContractError
 from agentic.resources import default_fixture_dir
 
 if TYPE_CHECKING:
+    from agentic.catalog.table import Catalog
     from agentic.commands.argtypes import Subparsers
     from agentic.fixture.loader import Fixture
     from agentic.generation.runner import GenerationSettings
     from agentic.generation.schema import GenerationReport, Mode
     from agentic.ranking.goldens import GoldenSet
-    from agentic.runner.catalog import Catalog
 
 DEFAULT_GENERATION_TIMEOUT_MS = 120_000
 
@@ -119,10 +119,10 @@ def generation_report(
 
 
 def handle(args: argparse.Namespace) -> int:
+    from agentic.catalog.load import load_catalog
     from agentic.generation.report import render_text, report_bytes
     from agentic.output.folder import check_output
     from agentic.output.staging import write_artifacts
-    from agentic.runner.catalog import load_catalog
 
     if args.out is not None:
         check_output(args.out)  # a link, a file or foreign content: refused before the run

@@ -94,10 +94,10 @@ def matrix_text(reports: list[GenerationReport]) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from agentic.catalog.load import load_catalog
     from agentic.generation.report import report_bytes
     from agentic.output.folder import check_output
     from agentic.output.staging import write_artifacts
-    from agentic.runner.catalog import load_catalog
 
     if args.out is not None:
         check_output(args.out)  # a link, a file or foreign content: refused before the run

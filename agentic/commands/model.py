@@ -17,8 +17,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentic.commands.model_parts import assemble, load_parts_lock, requirements
 from agentic.contract.errors import EXIT_OK
-from agentic.model_parts import assemble, load_parts_lock, requirements
 from agentic.resources import locks_dir
 
 if TYPE_CHECKING:

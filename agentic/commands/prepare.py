@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING
 
 from agentic.adapters.base import Adapter, PreparedIndex
 from agentic.adapters.errors import AdapterError
+from agentic.catalog.load import load_catalog
+from agentic.catalog.table import Catalog
 from agentic.commands.argtypes import add_backend_option, add_prepare_timeout_option
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.resources import default_fixture_dir
-from agentic.runner.catalog import Catalog, load_catalog
 from agentic.runner.index_cache import prepare_cached
 
 if TYPE_CHECKING:

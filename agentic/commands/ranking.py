@@ -103,7 +103,7 @@ def ranking_baseline(root: Path | None, fingerprint: str, written: Path | None) 
 def gate(report: RankingReport, args: argparse.Namespace) -> int:
     """``agentic compare BASELINE NEW`` with NEW this run's report, as it was (or would be)
     written: its canonical bytes, so gating in memory and gating the file cannot differ."""
-    from agentic.compare import (
+    from agentic.commands.regression import (
         DEFAULT_TOLERANCE,
         compare_reports,
         failed,
@@ -125,6 +125,7 @@ def gate(report: RankingReport, args: argparse.Namespace) -> int:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from agentic.catalog.load import load_catalog
     from agentic.fixture.loader import load_fixture
     from agentic.output.folder import check_output
     from agentic.output.staging import write_artifacts
@@ -132,7 +133,6 @@ def handle(args: argparse.Namespace) -> int:
     from agentic.ranking.report import build_report, render_text, report_bytes
     from agentic.ranking.runner import RankingSettings, run_ranking
     from agentic.ranking.trec import export_files
-    from agentic.runner.catalog import load_catalog
 
     if args.tolerance is not None and not args.gate:
         raise ContractError("invalid_cli_option", "--tolerance applies only with --gate")

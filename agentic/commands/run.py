@@ -25,14 +25,14 @@ from agentic.commands.argtypes import (
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.strict_json import JsonObject
-from agentic.resources import default_fixture_dir, lane_fixture_dir, repo_root
+from agentic.resources import default_fixture_dir, repo_root
 from agentic.runner.pairs import Shard
 
 if TYPE_CHECKING:
+    from agentic.catalog.entries import LaneEntry
+    from agentic.catalog.source import CatalogSource
+    from agentic.catalog.table import Catalog
     from agentic.commands.argtypes import Subparsers
-    from agentic.runner.catalog import Catalog
-    from agentic.runner.catalog_source import CatalogSource
-    from agentic.runner.entries import LaneEntry
 
 DEFAULT_TIMEOUT_MS = 30_000
 
@@ -177,13 +177,13 @@ def _fixture_dir(args: argparse.Namespace, catalog: Catalog) -> Path:
         return Path(args.fixture)
     if args.lane is not None:
         lane = catalog.lane(args.lane)
-        return lane_fixture_dir(lane.name, lane.fixture)  # one line when not installed
+        return lane.checked_fixture_dir()  # one line when not installed
     return default_fixture_dir()
 
 
 def _endpoint_lane(name: str | None) -> LaneEntry | None:
     """The named lane when an endpoint agent runs it (its config and cache are the lane's)."""
-    from agentic.runner.catalog import builtin_catalog
+    from agentic.catalog.load import builtin_catalog
 
     if name is None:
         return None
@@ -193,8 +193,8 @@ def _endpoint_lane(name: str | None) -> LaneEntry | None:
 
 def _catalog_source(args: argparse.Namespace) -> CatalogSource:
     """--backend files and an --agent-config agent, as the recipe every worker rebuilds."""
-    from agentic.runner.catalog import OPENAI_CHAT
-    from agentic.runner.catalog_source import CatalogSource
+    from agentic.catalog.builtins import OPENAI_CHAT
+    from agentic.catalog.source import CatalogSource
 
     backends = tuple(args.backend)
     endpoint_lane = _endpoint_lane(args.lane)
@@ -255,7 +255,6 @@ def handle(args: argparse.Namespace) -> int:
         write=args.write,
         force=args.force,
         execution=execution(args),
-        catalog=catalog,
         catalog_source=source,
         resume=args.resume,
         shard=args.shard,

@@ -48,16 +48,15 @@ from agentic.commands.argtypes import (
 )
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
 from agentic.contract.strict_json import JsonObject
-from agentic.resources import lane_fixture_dir
 from agentic.runner.progress import QUIET, Progress
 
 if TYPE_CHECKING:
+    from agentic.catalog.entries import LaneEntry
+    from agentic.catalog.table import Catalog
     from agentic.commands.argtypes import Subparsers
-    from agentic.compare import LoadedReport
+    from agentic.commands.regression import LoadedReport
     from agentic.contract.report import BenchmarkReport
     from agentic.lane import Execution, LaneRequest
-    from agentic.runner.catalog import Catalog
-    from agentic.runner.entries import LaneEntry
 
 DEFAULT_REPEATS = 2
 SMOKE_ONLY = ("adapter", "task", "lifecycle", "repeats", "allow_other_build")
@@ -187,7 +186,7 @@ class Plan:
     prepare_timeout_s: float = PREPARE_TIMEOUT_S
 
     def fixture_dir(self, lane: LaneEntry) -> Path:
-        return self.fixture_override or lane_fixture_dir(lane.name, lane.fixture)
+        return self.fixture_override or lane.checked_fixture_dir()
 
 
 # --- input ------------------------------------------------------------------------------------
@@ -273,15 +272,12 @@ def run_into(request: LaneRequest, name: str, progress: Progress) -> Path:
 
 def lane_request(plan: Plan, lane: LaneEntry) -> LaneRequest:
     """The request ``agentic run --lane NAME`` makes (an endpoint lane reuses its cache)."""
+    from agentic.catalog.source import CatalogSource
     from agentic.lane import LaneRequest
-    from agentic.runner.catalog_source import CatalogSource
 
-    source = CatalogSource.for_lane(lane)
-    catalog = plan.catalog if lane.agent_config is None else source.load()[0]
     return LaneRequest(
         fixture_dir=plan.fixture_dir(lane),
-        catalog=catalog,
-        catalog_source=source,
+        catalog_source=CatalogSource.for_lane(lane),
         execution=plan.execution,
         lifecycles=lane.lifecycles,
         prepare_timeout_s=plan.prepare_timeout_s,
@@ -362,7 +358,7 @@ def receipts_against(
 ) -> tuple[int | None, str | None, list[str]]:
     """(pairs compared, why not compared, differing pairs) of a run against the committed lane.
     Model text is specific to the llama.cpp build, so another build cannot reproduce it."""
-    from agentic.compare import load_report, receipt_differences
+    from agentic.commands.regression import load_report, receipt_differences
 
     new = load_report(fresh)
     if allow_other_build and not model_fingerprints(new.document) <= model_fingerprints(
@@ -438,7 +434,7 @@ def reruns(plan: Plan, committed: Sequence[Committed]) -> Iterator[Verdict]:
 def smokes(
     plan: Plan, committed: Sequence[Committed], args: argparse.Namespace
 ) -> Iterator[Verdict]:
-    from agentic.compare import load_report
+    from agentic.commands.regression import load_report
 
     for lane in committed:
         yield smoke(plan, lane, load_report(lane.report), args)  # read before the runs start
@@ -457,14 +453,14 @@ def write_summary(path: Path, verdicts: Sequence[Verdict]) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from agentic.runner.catalog import load_catalog
+    from agentic.catalog.load import load_catalog
 
     check_options(args)
     catalog = load_catalog()
     if args.fixture is None:  # a lane's fixture this kit lacks is named before its baseline
         for name in args.lanes:
             lane = catalog.lane(name)
-            lane_fixture_dir(lane.name, lane.fixture)
+            lane.checked_fixture_dir()
     root = baselines_root(args.baselines, code="baseline_missing", needs="verify")
     # Every lane and baseline is checked before the first (possibly long) rerun starts.
     committed = tuple(committed_baseline(catalog, root, name) for name in args.lanes)

@@ -34,17 +34,15 @@ separate vocabularies, documented where they are checked.
 code raised or written is listed with the class it is raised with, and every entry is emitted
 somewhere. Every code is written out as a literal where it is emitted (no code is built by an
 f-string); ``code_names.ErrorCodeName`` spells the same codes as a type, which the exceptions'
-``code`` parameters take, so mypy checks each literal against this table. The table and the type
-hold each other in step: each entry's code is an ``ErrorCodeName`` (mypy), and this module does not
-import unless every name has its entry, in the type's order.
+``code`` parameters take, so mypy checks each literal against this table. That type is written
+from this table by ``python -m agentic.docgen``: a new code is one entry here, then that command.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import get_args
 
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import FailureClass
@@ -1248,27 +1246,6 @@ ENTRIES: tuple[ErrorCode, ...] = (
     ),
 )
 
-
-def name_mismatch(entries: Sequence[ErrorCode], names: Sequence[str]) -> str | None:
-    """How the table's codes differ from ``ErrorCodeName``'s names (both sorted), or None.
-
-    mypy checks each entry's code against the ``Literal``; this checks the other direction (every
-    name has an entry, once, in the same order), so the two cannot drift apart."""
-    codes = [entry.code for entry in entries]
-    if codes == list(names):
-        return None
-    unlisted = sorted(set(names) - set(codes))
-    unnamed = sorted(set(codes) - set(names))
-    if unlisted or unnamed:
-        return f"names without an entry {unlisted}, entries without a name {unnamed}"
-    return "the table lists a code twice or out of ErrorCodeName's order"
-
-
-_MISMATCH = name_mismatch(ENTRIES, get_args(ErrorCodeName))
-if _MISMATCH is not None:
-    raise ImportError(
-        f"agentic.contract.codes disagrees with code_names.ErrorCodeName: {_MISMATCH}"
-    )
 
 # Code -> entry, for lookups.
 CODES: Mapping[str, ErrorCode] = MappingProxyType({entry.code: entry for entry in ENTRIES})

@@ -41,8 +41,8 @@ class AgenticError(Exception):
         ├── StepError (runner/steps.py): the agent's output is no valid step -> runner/trial.py
         │     -> its agent_error code in the receipt
         ├── AgentStepError (agents/base.py): an agent classifies its own failure ->
-        │     runner/trial.py -> its class and code in the receipt; runner/agents.py (listing an
-        │     endpoint's models before any pair) -> ContractError(its code), exit 2
+        │     runner/trial.py -> its class and code in the receipt; catalog/agent_openers.py
+        │     (listing an endpoint's models before any pair) -> ContractError(its code), exit 2
         ├── OperationTimeoutError (runner/bounded.py): a bounded operation ran out of time ->
         │     runner/trial.py -> agent_timeout; generation/runner.py -> generation_timeout, exit 2
         ├── WorkerLostError (lane/executors/processes.py, ray_tasks.py): a worker died ->

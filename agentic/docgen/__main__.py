@@ -1,5 +1,6 @@
 """``python -m agentic.docgen [--check]``: rewrite the generated pages of the checkout.
-With ``--check`` it writes nothing: it names each stale page and exits 1.
+The one generated module, ``contract/code_names.py``, is rewritten as a page is. With ``--check``
+it writes nothing: it names each stale page and exits 1.
 
 Only a source checkout has these pages (``baselines/`` and ``docs/`` are not in the wheel).
 """
@@ -37,6 +38,12 @@ def _modules(root: Path) -> str:
     return render_modules(root)
 
 
+def _code_names(root: Path) -> str:
+    from agentic.docgen.code_names import render_code_names
+
+    return render_code_names()
+
+
 def _baselines(root: Path) -> str:
     from agentic.docgen.baselines import render_baselines
 
@@ -47,6 +54,7 @@ PAGES: tuple[Page, ...] = (
     Page("docs/reference.md", _reference),
     Page("docs/modules.md", _modules),
     Page("baselines/README.md", _baselines),
+    Page("agentic/contract/code_names.py", _code_names),
 )
 
 

@@ -186,7 +186,7 @@ class LaneInfo:
 def catalog_lanes() -> dict[str, LaneInfo]:
     """The named lanes of this checkout (built-ins and shipped servers, never plugins, which
     differ from machine to machine)."""
-    from agentic.runner.catalog import load_catalog
+    from agentic.catalog.load import load_catalog
 
     lanes = load_catalog(plugins=False).lanes
     return {

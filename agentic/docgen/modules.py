@@ -26,6 +26,7 @@ ORDER = (
     "adapters",
     "server",
     "agents",
+    "catalog",
     "runner",
     "scoring",
     "report",

@@ -190,7 +190,7 @@ def _commands() -> list[str]:
 def _lanes() -> list[str]:
     """The named lanes of this checkout's catalog (built-ins and shipped servers; plugins,
     which differ from machine to machine, are left out)."""
-    from agentic.runner.catalog import load_catalog
+    from agentic.catalog.load import load_catalog
 
     rows = [
         [

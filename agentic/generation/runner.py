@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
+from agentic.catalog.table import Catalog
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
 from agentic.generation.metrics import AnswerScore, score_answer
@@ -35,7 +36,6 @@ from agentic.generation.schema import (
 from agentic.ranking.goldens import Golden, GoldenSet
 from agentic.ranking.retrieval import Searcher, open_searcher
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
-from agentic.runner.catalog import Catalog
 
 MODES: tuple[Mode, ...] = get_args(Mode)
 DEFAULT_SEED = 1101

@@ -9,21 +9,23 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentic.adapters import sandbox
+from agentic.catalog.table import Catalog
 from agentic.contract.errors import ContractError
 from agentic.contract.report import Environment, Isolation
 from agentic.fixture.loader import Fixture
+from agentic.lane.executors.local import run_adapters
 from agentic.lane.journal import Journal, KeyRef, RunKey, journal_folder, with_resumed
 from agentic.lane.plan import LanePlan, plan_lane
 from agentic.lane.request import LaneOutcome, LaneRequest
 from agentic.lane.results import report_lane
+from agentic.lane.run_config import FORGET, Recorder
+from agentic.lane.run_result import RunResult
 from agentic.lane.shards import ShardRecord, shard_identity, write_shard
 from agentic.output.folder import check_output, lane_identity
 from agentic.report.environment import GitProbe, collect_environment
 from agentic.resources import repo_root
-from agentic.runner.catalog import Catalog
 from agentic.runner.pairs import PairKey, planned_keys, shard_keys
 from agentic.runner.progress import QUIET, Progress
-from agentic.runner.run import FORGET, Recorder, RunResult, run_adapters
 
 
 def _target(

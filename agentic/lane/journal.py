@@ -75,8 +75,8 @@ from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_model
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict_object
+from agentic.lane.run_result import RunResult, combine_parts
 from agentic.runner.pairs import PairKey, first_difference
-from agentic.runner.run import RunResult, combine_parts
 
 JOURNAL_PREFIX = ".agentic-journal-"
 JOURNAL_KIND = "agentic-journal"

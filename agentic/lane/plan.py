@@ -9,17 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentic import __version__
+from agentic.catalog.entries import AgentContext, AgentEntry, OpenedAgent
+from agentic.catalog.table import Catalog
 from agentic.contract.canonical import fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.lane.request import LaneRequest
+from agentic.lane.run_config import RunConfig, runtime_fingerprint
 from agentic.resources import locks_dir
-from agentic.runner.catalog import Catalog, load_catalog
-from agentic.runner.entries import AgentContext, AgentEntry, OpenedAgent
 from agentic.runner.pairs import AdapterIdentity, AgentIdentity, RunIdentity
 from agentic.runner.progress import QUIET, Progress
-from agentic.runner.run import RunConfig, runtime_fingerprint
 from agentic.runner.schedule import Schedule, build_schedule
 from agentic.scoring.promotion import Gate
 
@@ -94,7 +94,7 @@ class LanePlan:
 
 def plan_lane(request: LaneRequest, *, progress: Progress = QUIET) -> LanePlan:
     """Load and verify the fixture, open the agent, validate the schedule and the gate."""
-    catalog = request.catalog or load_catalog()
+    catalog, _ = request.catalog_source.load()
     agent_entry = catalog.agent(request.agent)
     gate = _gate(catalog, request.promote)
     fixture = load_fixture(request.fixture_dir)

@@ -4,15 +4,14 @@ worded for the request (the CLI's flags are its business)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
+from agentic.catalog.source import CatalogSource
 from agentic.contract.errors import ContractError
 from agentic.contract.report import BenchmarkReport
-from agentic.runner.catalog import Catalog
-from agentic.runner.catalog_source import CatalogSource
 from agentic.runner.pairs import Shard
 
 
@@ -62,15 +61,15 @@ class LaneRequest:
     # Replace a previous report of another lane at the output (never other content).
     force: bool = False
     execution: Execution = Execution()
-    catalog: Catalog | None = None  # None: the built-ins and installed plugins
+    # What the catalog is built from (every worker builds the same one from it); by default the
+    # package's entries, the checkout's lanes and servers, and the installed plugins.
+    catalog_source: CatalogSource = field(default_factory=CatalogSource)
     # Finish the interrupted run whose journal sits beside the output (lane/journal.py).
     resume: bool = False
     # Run only this slice of the pairs and write it as a shard (shards.py) for ``agentic merge``.
     shard: Shard | None = None
-    # How ``catalog`` was built, for workers that rebuild it (None: built-ins and plugins).
-    catalog_source: CatalogSource | None = None
     # The key that seals the journal and the shard (None: AGENTIC_KEY_FILE, else the state dir's
-    # key of this run; runner/journal.KeyRef). Never part of the report.
+    # key of this run; lane/journal.KeyRef). Never part of the report.
     key_file: Path | None = None
 
 

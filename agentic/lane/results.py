@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentic.catalog.builtins import AUTHORITATIVE_LANE, OPTIONAL_FOLDER
 from agentic.contract.errors import EXIT_ERROR, EXIT_GATE_FAILED, EXIT_OK
 from agentic.contract.report import (
     BenchmarkReport,
@@ -17,14 +18,13 @@ from agentic.contract.schemas import parse_and_load
 from agentic.contract.text import one_line
 from agentic.fixture.loader import Fixture
 from agentic.lane.request import LaneOutcome
+from agentic.lane.run_result import RunResult
 from agentic.output.staging import write_artifacts
 from agentic.report.artifacts import render_artifacts
 from agentic.report.assemble import build_report
 from agentic.report.markdown import NO_GATE_HEADING, render_beside
 from agentic.resources import repo_root
-from agentic.runner.catalog import AUTHORITATIVE_LANE, OPTIONAL_FOLDER
 from agentic.runner.progress import QUIET, Progress
-from agentic.runner.run import RunResult
 from agentic.scoring.promotion import Gate, ScoredPair, evaluate_promotion
 from agentic.scoring.score import score_receipt
 from agentic.scoring.task_facts import TaskFacts, task_facts

@@ -43,11 +43,11 @@ from agentic.contract.report import Environment, Preparation
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict_object
 from agentic.lane.journal import KeyRef, RunKey
+from agentic.lane.run_result import RunResult, combine_parts
 from agentic.output.folder import Identity
 from agentic.output.staging import write_artifacts
 from agentic.runner.pairs import PairKey, RunIdentity, Shard, first_difference, shard_keys
 from agentic.runner.progress import Progress
-from agentic.runner.run import RunResult, combine_parts
 from agentic.scoring.promotion import Gate
 
 _Model = TypeVar("_Model", bound=ContractModel)

@@ -24,12 +24,12 @@ from pathlib import Path
 from agentic.adapters import sandbox
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.catalog.table import Catalog
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import ToolResult
 from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
-from agentic.runner.catalog import Catalog
 
 
 @dataclass(frozen=True)

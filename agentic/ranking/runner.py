@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
+from agentic.catalog.table import Catalog
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.ranking.goldens import Golden, GoldenSet
@@ -29,7 +30,6 @@ from agentic.ranking.schema import (
     RelevantDocument,
     Variant,
 )
-from agentic.runner.catalog import Catalog
 
 DEFAULT_K = 5
 DEFAULT_VARIANT: Variant = "default"

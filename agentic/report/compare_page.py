@@ -1,7 +1,7 @@
 """The page of ``agentic compare --html``: which pairs flipped between two runs, and why.
 It also shows whether each cohort's difference is beyond noise, and every metric beside its
-tolerance verdict. The comparison itself is agentic/compare.py's. This module only writes its
-rows out, every text escaped (``markup.py``). The page runs no script."""
+tolerance verdict. The comparison itself is commands/regression.py's. This module only writes
+its rows out, every text escaped (``markup.py``). The page runs no script."""
 
 from __future__ import annotations
 

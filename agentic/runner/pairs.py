@@ -100,11 +100,12 @@ def shard_keys(keys: tuple[PairKey, ...], shard: Shard) -> frozenset[PairKey]:
     scored = [key for key in keys if key.pass_ == "scored"]
     mine = {key for position, key in enumerate(scored) if position % shard.count == shard.index - 1}
     return frozenset(
-        key for key in keys if (key if key.pass_ == "scored" else _scored_twin(key)) in mine
+        key for key in keys if (key if key.pass_ == "scored" else scored_twin(key)) in mine
     )
 
 
-def _scored_twin(key: PairKey) -> PairKey:
+def scored_twin(key: PairKey) -> PairKey:
+    """The scored pair a replay pair repeats (a scored pair is its own twin)."""
     return PairKey("scored", key.adapter_id, key.lifecycle, key.trial_id, key.task_id)
 
 

@@ -19,10 +19,6 @@ class Schedule:
     lifecycles: tuple[Lifecycle, ...]
     trials: tuple[Trial, ...]
 
-    @property
-    def attempted_pairs(self) -> int:
-        return len(self.task_ids) * len(self.adapter_ids) * len(self.lifecycles) * len(self.trials)
-
 
 _LISTED = 12
 

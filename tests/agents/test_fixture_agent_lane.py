@@ -10,11 +10,11 @@ import pytest
 
 from agentic.agents.cues import parse_cue_table
 from agentic.agents.fixture_agent import FixtureAgent
+from agentic.catalog.agent_openers import CUES_FILE
+from agentic.catalog.entries import AgentContext, OpenedAgent
+from agentic.catalog.load import builtin_catalog
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.runner.agents import CUES_FILE
-from agentic.runner.catalog import builtin_catalog
-from agentic.runner.entries import AgentContext, OpenedAgent
 
 
 def agent_lane(kind: str, fixture_root: Path, cues_path: Path | None) -> OpenedAgent:

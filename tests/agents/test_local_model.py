@@ -18,6 +18,8 @@ pytest.importorskip("llama_cpp", reason="the local-model extra is not installed"
 from agentic.adapters.base import Adapter, PreparedIndex
 from agentic.adapters.lexical import LexicalAdapter
 from agentic.agents.local_model import LocalModelAgent
+from agentic.catalog.agent_openers import open_local_model_agent
+from agentic.catalog.entries import OpenedAgent
 from agentic.contract.canonical import ZERO_HASH, canonical_text
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import Fingerprints, Timing, TrajectoryReceipt
@@ -32,9 +34,7 @@ from agentic.locks import (
     resolve_model_path,
 )
 from agentic.resources import locks_dir
-from agentic.runner.agents import open_local_model_agent
 from agentic.runner.bounded import BoundedExecutor
-from agentic.runner.entries import OpenedAgent
 from agentic.runner.receipts import PairTimings, build_receipt
 from agentic.runner.trial import TrialBounds, run_trial
 from agentic.tools import tool_definitions, tools_fingerprint

@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from agentic.adapters.mcp.backend_check import (
+    ProbeWord,
+    Resolution,
+    import_problem,
+    probe_word,
+    resolve_command,
+)
 from agentic.adapters.mcp.configured import unmapped_tools
-from agentic.backend_check import ProbeWord, Resolution, import_problem, probe_word, resolve_command
 from agentic.fixture.loader import Fixture
 from tests.support.backends import SERVERS, agentic, parse_config, stdio_config, write_config
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from agentic.adapters.mcp.backend_config import parse_backend_config
+from agentic.catalog.load import builtin_catalog, load_catalog
 from agentic.cli import main
 from agentic.contract.errors import ContractError
-from agentic.runner.catalog import builtin_catalog, load_catalog
 from tests.support.backends import (
     HTTP_EXAMPLE,
     STDIO_EXAMPLE,

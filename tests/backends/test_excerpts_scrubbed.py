@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from agentic.adapters.errors import AdapterError
 from agentic.adapters.mcp.process import StderrTail, run_to_completion
+from agentic.catalog.load import load_catalog
 from agentic.contract.credentials import SECRET, Secrets, clip_head, clip_tail
 from agentic.fixture.loader import Fixture
-from agentic.runner.catalog import load_catalog
 from tests.support.backends import TIMEOUT_S, stdio_config, write_config
 
 TOKEN = "TOK-0123456789GHIJKLMNOPQRSTUVWXYZ0123"  # 38 characters

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.catalog.load import load_catalog
 from agentic.fixture.loader import Fixture
-from agentic.runner.catalog import load_catalog
 from tests.support.backends import (
     TIMEOUT_S,
     agentic,

@@ -36,7 +36,7 @@ import resource, sys
 from pathlib import Path
 from agentic.adapters.errors import AdapterError
 from agentic.fixture.loader import load_fixture
-from agentic.runner.catalog import load_catalog
+from agentic.catalog.load import load_catalog
 
 config, fixture_dir, root = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 fixture = load_fixture(fixture_dir)

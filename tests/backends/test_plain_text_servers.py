@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.catalog.load import load_catalog
 from agentic.fixture.loader import Fixture
-from agentic.runner.catalog import load_catalog
 from tests.support.backends import SERVERS, TIMEOUT_S, attached, write_config
 from tests.support.tiny_fixture import TASK_A, corpus_path, document_bytes
 

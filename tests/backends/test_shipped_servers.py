@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters.mcp.backend_config import load_backend_config
-from agentic.runner.catalog import load_catalog
-from agentic.runner.shipped_servers import shipped_configs, shipped_entries
+from agentic.catalog.load import load_catalog
+from agentic.catalog.shipped_servers import shipped_configs, shipped_entries
 from tests.support.backends import REPO, write_config
 
 SHIPPED = sorted((REPO / "examples" / "servers").glob("*/backend.toml"))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agentic.catalog.load import builtin_catalog
 from agentic.cli import main
 from agentic.contract.errors import ContractError
 from agentic.fixture.loader import Fixture
@@ -24,7 +25,6 @@ from agentic.generation.report import build_report, report_bytes
 from agentic.generation.runner import GenerationSettings, run_generation
 from agentic.generation.schema import GenerationReport, Mode, QuestionRecord
 from agentic.ranking.goldens import load_goldens
-from agentic.runner.catalog import builtin_catalog
 from tests.support.goldens import write_tiny_fixture_with_goldens
 from tests.support.tiny_fixture import TASK_A, document_bytes
 

@@ -11,13 +11,13 @@ import pytest
 import pytrec_eval
 
 from agentic.adapters.lexical_index import first_chunk_end
+from agentic.catalog.load import builtin_catalog
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.ranking.goldens import Golden, GoldenSet, load_goldens
 from agentic.ranking.report import build_report
 from agentic.ranking.runner import RankingSettings, run_ranking
 from agentic.ranking.trec import export_files
 from agentic.resources import default_fixture_dir
-from agentic.runner.catalog import builtin_catalog
 
 TRAP_TAGS = (
     "distractor",

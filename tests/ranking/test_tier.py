@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import pytrec_eval
 
+from agentic.catalog.load import builtin_catalog
 from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
 from agentic.fixture.loader import Fixture, load_fixture
@@ -19,7 +20,6 @@ from agentic.ranking.report import build_report, report_bytes
 from agentic.ranking.runner import RankingSettings, run_ranking
 from agentic.ranking.schema import RankedQuery, RankingReport
 from agentic.ranking.trec import export_files
-from agentic.runner.catalog import builtin_catalog
 from tests.support.goldens import (
     NORTH,
     SOUTH,

@@ -21,7 +21,7 @@ import pytest
 import agentic.commands.run
 import agentic.lane.execute
 from agentic.cli import main
-from agentic.compare import load_report, write_baseline
+from agentic.commands.regression import load_report, write_baseline
 from agentic.contract.errors import ContractError
 from agentic.output.folder import previous_report
 from agentic.output.staging import ARTIFACT_NAMES, write_artifacts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,15 @@ def test_a_worker_retries_a_failed_pair_setup_as_often_as_one_process_would(
     plan = plan_lane(_request(tiny_fixture_dir, execution=Execution(retries=2)))
     assert plan.config.retries == 2
     spec = worker_spec(plan, shared_filesystem=True)
-    rebuilt = plan_lane(LaneRequest(fixture_dir=tiny_fixture_dir, **spec.request))
+    rebuilt = plan_lane(spec.request)
     assert rebuilt.config.retries == 2
+
+
+def test_a_worker_spec_is_plain_data_a_worker_receives_as_it_was_sent(
+    tiny_fixture_dir: Path,
+) -> None:
+    spec = worker_spec(plan_lane(_request(tiny_fixture_dir)), shared_filesystem=False)
+    assert pickle.loads(pickle.dumps(spec)) == spec
 
 
 def test_a_ray_address_without_the_ray_executor_is_refused(

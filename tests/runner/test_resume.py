@@ -26,6 +26,7 @@ from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import Preparation, TaskScore
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
+from agentic.lane import harness_records
 from agentic.lane.journal import (
     HEADER,
     KEY_FILE_ENV,
@@ -35,7 +36,6 @@ from agentic.lane.journal import (
     KeyRef,
     journal_folder,
 )
-from agentic.runner import run
 from agentic.scoring.score import score_receipt
 
 HANG_GUARD_S = 120
@@ -405,13 +405,13 @@ def test_a_resume_that_prepares_another_index_is_refused_and_kept(
     _killed_after(_argv(tiny_fixture, out), out, 1)  # lexical prepared and journaled
     journaled = sorted(p.name for p in (journal_folder(out) / PAIRS).iterdir())
     prepared = {p: p.read_bytes() for p in (journal_folder(out) / PREPARATIONS).iterdir()}
-    original = run.preparation_record
+    original = harness_records.preparation_record
 
     def another_index(*args: Any) -> Preparation:
         record = original(*args)
         return record.model_copy(update={"indexFingerprint": "0" * 64})
 
-    monkeypatch.setattr(run, "preparation_record", another_index)
+    monkeypatch.setattr("agentic.lane.executors.local.preparation_record", another_index)
     err = _refused_resume(tiny_fixture, out, capsys)
     assert err.startswith("agentic: journal_mismatch: ")
     assert "prepared an index other than the journaled one (000000000000 vs " in err

@@ -19,14 +19,9 @@ import pytest
 from agentic.adapters.base import Adapter
 from agentic.agents.base import Agent
 from agentic.fixture.loader import Fixture
-from agentic.runner.run import (
-    OWNER_FILE,
-    RunConfig,
-    new_work_dir,
-    process_owner,
-    run_adapters,
-    sweep_orphaned_runs,
-)
+from agentic.lane.executors.local import run_adapters
+from agentic.lane.run_config import RunConfig
+from agentic.lane.work_dir import OWNER_FILE, new_work_dir, process_owner, sweep_orphaned_runs
 from agentic.runner.schedule import Schedule
 
 pytestmark = pytest.mark.real_process
@@ -35,7 +30,7 @@ pytestmark = pytest.mark.real_process
 _OWNER = (
     "import sys, time\n"
     "from pathlib import Path\n"
-    "from agentic.runner.run import new_work_dir\n"
+    "from agentic.lane.work_dir import new_work_dir\n"
     "print(new_work_dir(Path(sys.argv[1])), flush=True)\n"
     "time.sleep(120)\n"
 )

@@ -23,10 +23,11 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters.base import Adapter
+from agentic.catalog.load import load_catalog
+from agentic.catalog.shipped_servers import shipped_configs
+from agentic.catalog.table import Catalog
 from agentic.contract.oracle import HiddenOracle
 from agentic.fixture.snapshot import CorpusSnapshot
-from agentic.runner.catalog import Catalog, load_catalog
-from agentic.runner.shipped_servers import shipped_configs
 from tests.support.snapshots import (
     OTHER_TASK_ID,
     TASK_ID,

@@ -18,10 +18,10 @@ import pytest
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.adapter import McpSession
 from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
+from agentic.catalog.load import load_catalog
 from agentic.contract.errors import ContractError
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
-from agentic.runner.catalog import load_catalog
 from tests.support.processes import group_gone
 from tests.support.tiny_fixture import TASK_A
 

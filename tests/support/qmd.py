@@ -17,13 +17,14 @@ from agentic.adapters.mcp.profile import CallScope
 from agentic.adapters.qmd.install import qmd_home, verify_install
 from agentic.adapters.qmd.lockfile import QmdLock, load_qmd_lock
 from agentic.adapters.qmd.native import collection_name
+from agentic.catalog.agent_openers import open_fixture_agent
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
+from agentic.lane.executors.local import run_adapters
+from agentic.lane.run_config import RunConfig
 from agentic.resources import locks_dir
-from agentic.runner.agents import open_fixture_agent
-from agentic.runner.run import RunConfig, run_adapters
 from agentic.runner.schedule import build_schedule
 
 TASK_A = "t0000a01"

@@ -34,9 +34,9 @@ from urllib.parse import urlsplit
 
 from agentic.agents.chat_config import load_agent_config
 from agentic.agents.llm_cache import unused_entries, used_keys
+from agentic.catalog.load import builtin_catalog
+from agentic.commands.model_parts import load_parts_lock
 from agentic.lane.journal import PAIRS, journal_folder
-from agentic.model_parts import load_parts_lock
-from agentic.runner.catalog import builtin_catalog
 from tests.support.openai_server import start_server
 
 ROOT = Path(__file__).resolve().parents[2]

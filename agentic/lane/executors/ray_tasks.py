@@ -33,8 +33,9 @@ from agentic.lane.executors.units import (
     run_units,
     worker_spec,
 )
+from agentic.lane.run_config import Recorder
+from agentic.lane.run_result import RunResult, combine_parts
 from agentic.runner.pairs import PairKey
-from agentic.runner.run import Recorder, RunResult, combine_parts
 
 if TYPE_CHECKING:
     from agentic.lane.plan import LanePlan

@@ -2,12 +2,13 @@
 process pool (``processes.py``) share.
 
 The driver splits the pairs to run into units (per adapter, round robin, a capsule pair's
-replay twin with it) and hands each unit to a worker with a ``WorkerSpec``: plain data from
-which the worker rebuilds the lane (``lane.plan_lane``) and refuses to run unless its run
-identity is the driver's. The worker prepares the unit's adapter itself (or copies it from a
-shared ``--index-cache``), runs the unit's pairs with the local code and returns their records
-as JSON; the driver validates every receipt against its schema, checks that all units built
-the same index of each adapter, and journals each unit's receipts as it comes back.
+replay twin with it) and hands each unit to a worker with a ``WorkerSpec``: the lane request a
+worker runs, as typed plain data, from which the worker rebuilds the lane (``lane.plan_lane``)
+and refuses to run unless its run identity is the driver's. The worker prepares the unit's
+adapter itself (or copies it from a shared ``--index-cache``), runs the unit's pairs with the
+local executor and returns their records as JSON; the driver validates every receipt against
+its schema, checks that all units built the same index of each adapter, and journals each
+unit's receipts as it comes back.
 
 A unit whose worker died (a crashed process, a lost node) is a harness failure: it is handed
 out again up to ``--retries`` times, each retry recorded in the observations of every receipt of
@@ -23,25 +24,20 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from agentic.contract.errors import AgenticError, ContractError
-from agentic.contract.receipt import PairIdentity, TrajectoryReceipt
+from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import JsonObject, JsonValue
-from agentic.runner.catalog_source import CatalogSource
-from agentic.runner.pairs import PairKey, RunIdentity, first_difference
+from agentic.lane.executors.local import run_adapters
+from agentic.lane.harness_records import never_ran, preparation_record
+from agentic.lane.request import Execution, LaneRequest
+from agentic.lane.run_config import Recorder, RunConfig
+from agentic.lane.run_result import RunResult, combine_parts
+from agentic.runner.pairs import PairKey, RunIdentity, first_difference, scored_twin
 from agentic.runner.receipts import with_retries
-from agentic.runner.run import (
-    Recorder,
-    RunConfig,
-    RunResult,
-    combine_parts,
-    never_ran,
-    preparation_record,
-    run_adapters,
-)
 
 if TYPE_CHECKING:
     from agentic.lane.plan import LanePlan
@@ -53,16 +49,19 @@ Handle = TypeVar("Handle")
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What every worker needs to rebuild the lane: plain data, pickled to each unit."""
+    """What every worker needs to rebuild the lane: plain data, pickled to each unit.
 
-    request: dict[str, Any]  # the LaneRequest fields a worker sets as they are
-    catalog_source: CatalogSource | None
+    ``request`` is the lane a worker runs: the driver's schedule, settings and catalog source,
+    never a gate or an output. Its fixture folder is the driver's: a worker runs on that folder
+    when it shares the driver's filesystem (a local pool), else on the files that come with each
+    unit (``fixture_files``), written on the worker's node. A cue table comes as its bytes
+    (``cues``), which each worker writes to a file of its own."""
+
+    request: LaneRequest
     cues: bytes | None
     fixture_fingerprint: str
     identity: RunIdentity
-    # The fixture folder, when the workers share the driver's filesystem (a local pool); else
-    # its files come with each unit (``fixture_files``) and are written on the worker's node.
-    fixture_dir: Path | None = None
+    shared_filesystem: bool
 
 
 class WorkerLostError(AgenticError):
@@ -109,19 +108,16 @@ def run_unit(
 ) -> JsonObject:
     """In a worker: rebuild the lane, check its identity, run ``keys``, return the records."""
     from agentic.lane.plan import plan_lane
-    from agentic.lane.request import LaneRequest
 
-    root = spec.fixture_dir or _materialize(files or {}, spec.fixture_fingerprint)
+    root = spec.request.fixture_dir
+    if not spec.shared_filesystem:
+        root = _materialize(files or {}, spec.fixture_fingerprint)
     with tempfile.TemporaryDirectory(prefix="agentic-unit-") as scratch:
         cues_path = None
         if spec.cues is not None:
             cues_path = Path(scratch) / "cues.json"
             cues_path.write_bytes(spec.cues)
-        catalog = spec.catalog_source.load()[0] if spec.catalog_source is not None else None
-        request = LaneRequest(
-            fixture_dir=root, cues_path=cues_path, catalog=catalog, **spec.request
-        )
-        plan = plan_lane(request)
+        plan = plan_lane(replace(spec.request, fixture_dir=root, cues_path=cues_path))
         if plan.identity != spec.identity:
             raise ContractError(
                 "worker_mismatch",
@@ -149,46 +145,40 @@ def plan_units(keys: Iterable[PairKey], workers: int) -> list[Unit]:
     units: list[Unit] = []
     for adapter_keys in by_adapter.values():
         present = set(adapter_keys)
-        leaders = [k for k in adapter_keys if k.pass_ == "scored" or _twin(k) not in present]
+        leaders = [k for k in adapter_keys if k.pass_ == "scored" or scored_twin(k) not in present]
         count = min(workers, len(leaders))
         slots: list[list[PairKey]] = [[] for _ in range(count)]
         slot_of = {key: position % count for position, key in enumerate(leaders)}
         for key in adapter_keys:
-            slots[slot_of.get(key, slot_of.get(_twin(key), 0))].append(key)
+            slots[slot_of.get(key, slot_of.get(scored_twin(key), 0))].append(key)
         units.extend(tuple(slot) for slot in slots if slot)
     return units
 
 
-def _twin(key: PairKey) -> PairKey:
-    return PairKey("scored", key.adapter_id, key.lifecycle, key.trial_id, key.task_id)
-
-
 def worker_spec(plan: LanePlan, *, shared_filesystem: bool) -> WorkerSpec:
-    from agentic.lane.request import Execution
-
     request = plan.request
-    fields = {
-        "adapters": plan.schedule.adapter_ids,
-        "tasks": plan.schedule.task_ids,
-        "lifecycles": plan.schedule.lifecycles,
-        "agent": request.agent,
-        "timeout_s": request.timeout_s,
-        "prepare_timeout_s": request.prepare_timeout_s,
-        "promote": None,
-        "replay": request.replay,
-        "index_cache": request.index_cache.absolute() if request.index_cache else None,
+    worker_request = LaneRequest(
+        fixture_dir=plan.fixture.root.absolute(),
+        adapters=plan.schedule.adapter_ids,
+        tasks=plan.schedule.task_ids,
+        lifecycles=plan.schedule.lifecycles,
+        agent=request.agent,
+        timeout_s=request.timeout_s,
+        prepare_timeout_s=request.prepare_timeout_s,
+        promote=None,
+        replay=request.replay,
+        index_cache=request.index_cache.absolute() if request.index_cache else None,
         # A pair whose setup failed is retried on the worker as in one process.
-        "execution": Execution(retries=request.execution.retries),
-    }
-    source = request.catalog_source.absolute() if request.catalog_source is not None else None
+        execution=Execution(retries=request.execution.retries),
+        catalog_source=request.catalog_source.absolute(),
+    )
     cues = request.cues_path.read_bytes() if request.cues_path is not None else None
     return WorkerSpec(
-        fields,
-        source,
+        worker_request,
         cues,
         plan.fixture.snapshot.fingerprint,
         plan.identity,
-        plan.fixture.root.absolute() if shared_filesystem else None,
+        shared_filesystem,
     )
 
 
@@ -270,23 +260,14 @@ def _parsed(payload: Mapping[str, JsonValue]) -> RunResult:
 
 def _lost(config: RunConfig, unit: Unit, message: str, failures: list[str]) -> RunResult:
     """The unit's pairs excluded as lost, after its last retry."""
-    seeds = {t.trialId: t.seed for t in config.schedule.trials}
     scored: list[TrajectoryReceipt] = []
     again: list[TrajectoryReceipt] = []
     for key in unit:
         adapter = config.adapter_factory(key.adapter_id)
-        pair = PairIdentity(
-            taskId=key.task_id,
-            adapterId=key.adapter_id,
-            trialId=key.trial_id,
-            seed=seeds[key.trial_id],
-            lifecycle=key.lifecycle,
-            agentId=config.agent_id,
-        )
         receipt = never_ran(
             config,
             adapter,
-            pair,
+            key,
             code="worker_lost",
             message=message,
             preparation="pair not run: worker_lost",

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentic.catalog.agent_openers import openai_agent_entry
+from agentic.catalog.entries import LaneEntry
+from agentic.catalog.load import load_catalog
+from agentic.catalog.table import Catalog
 from agentic.resources import repo_root
-from agentic.runner.agents import openai_agent_entry
-from agentic.runner.catalog import Catalog, load_catalog
-from agentic.runner.entries import LaneEntry
 
 if TYPE_CHECKING:
     from agentic.agents.llm_cache import CacheMode

@@ -1,4 +1,4 @@
-"""Opening the built-in agents: which agent runs, with which trials (see ``catalog``)."""
+"""Opening the built-in agents: which agent runs, with which trials (see ``builtins``)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentic.agents.base import Agent, AgentStepError
+from agentic.catalog.entries import AgentContext, AgentEntry, OpenedAgent
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.credentials import recorded_url
 from agentic.contract.errors import ContractError
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.task import AgentTask
-from agentic.runner.entries import AgentContext, AgentEntry, OpenedAgent
 
 if TYPE_CHECKING:
     # The lock and cache modules are the model agents' own: a fixture-agent run loads neither.

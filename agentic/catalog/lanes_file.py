@@ -27,10 +27,10 @@ from pydantic import (
 )
 
 from agentic import resources
+from agentic.catalog.entries import DEFAULT_FIXTURE, LaneEntry
 from agentic.contract.files import read_input_file
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.toml_config import dotted, parse_toml_model
-from agentic.runner.entries import DEFAULT_FIXTURE, LaneEntry
 
 LANES_FILE = "lanes.toml"
 MAX_LANES_BYTES = 256 * 1024

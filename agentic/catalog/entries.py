@@ -1,7 +1,8 @@
 """The catalog's entry types: what an adapter, an agent or a named lane registers as.
 
-They live apart from ``catalog`` (the table) and ``agents`` (the built-in openers) so that both
-import them and neither imports the other at load time; plugin authors get them from
+They live apart from ``builtins`` (which registers the built-in agents) and ``agent_openers``
+(which opens them) so that both import them and neither imports the other at load time; plugin
+authors get them from
 ``agentic.plugins``. This module imports no adapter or agent implementation: an entry holds a
 function that imports its implementation when the entry is built.
 """
@@ -13,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.report import AgentEndpoint, Trial
 from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
-from agentic.resources import fixtures_dir
+from agentic.resources import fixtures_dir, missing_fixture
 
 if TYPE_CHECKING:
     from agentic.adapters.base import Adapter
@@ -132,6 +134,14 @@ class LaneEntry:
 
     def fixture_dir(self) -> Path:
         return fixtures_dir() / self.fixture
+
+    def checked_fixture_dir(self) -> Path:
+        """The lane's fixture folder, refused in one line when this kit lacks it (an installed
+        wheel asked for sqlite-docs)."""
+        reason = missing_fixture(self.fixture)
+        if reason is not None:
+            raise ContractError("fixture_not_found", f"lane {self.name}: {reason}")
+        return self.fixture_dir()
 
     def run_settings(self) -> JsonObject:
         """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""

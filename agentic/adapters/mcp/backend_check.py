@@ -31,8 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentic.adapters import sandbox
-from agentic.adapters.base import AdapterSession
+from agentic.adapters.base import Adapter, AdapterSession
 from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.adapters.errors import AdapterError
 from agentic.adapters.mcp.adapter import McpSession
@@ -43,7 +42,6 @@ from agentic.adapters.mcp.results import excerpt
 from agentic.contract.errors import AgenticError
 from agentic.fixture.loader import Fixture
 from agentic.fixture.snapshot import CorpusFile
-from agentic.runner.catalog import Catalog
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 # A probe word: whole, ASCII letters only, at least five of them.
@@ -283,19 +281,17 @@ def _prove(
 
 
 def check_backend(
-    catalog: Catalog,
-    adapter_id: str,
+    adapter: Adapter,
+    source: Path,
     fixture: Fixture,
     *,
     timeout_s: float,
     prepare_timeout_s: float = PREPARE_TIMEOUT_S,
 ) -> BackendCheck:
     """Prepare (within ``prepare_timeout_s``), attach, search and read once (each within
-    ``timeout_s``); the first step that fails is the verdict."""
-    adapter = catalog.build_adapter(adapter_id, fixture.snapshot, {})
-    if catalog.adapter(adapter_id).spawns_processes:
-        sandbox.warn_unsandboxed([adapter_id])
-    source = Path(catalog.adapter(adapter_id).source)
+    ``timeout_s``) the adapter of the backend config at ``source``; the first step that fails is
+    the verdict."""
+    adapter_id = adapter.adapter_id
     config, config_dir = load_backend_config(source), source.resolve().parent
     step = "prepare"
     with tempfile.TemporaryDirectory(prefix="agentic-check-") as root:

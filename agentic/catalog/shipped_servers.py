@@ -16,9 +16,9 @@ from pathlib import Path
 
 from agentic.adapters import ids
 from agentic.adapters.base import Adapter
+from agentic.catalog.entries import AdapterEntry, AdapterInputs, LaneEntry
+from agentic.catalog.lanes_file import checkout_servers
 from agentic.contract.errors import ContractError
-from agentic.runner.entries import AdapterEntry, AdapterInputs, LaneEntry
-from agentic.runner.lanes_file import checkout_servers
 
 LANE_FOLDER = "backends"
 CONFIG_NAME = "backend.toml"

@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 from agentic.agents.cues import CueTable, parse_cue_table
 from agentic.agents.fixture_agent import extract_value, select_lines
 from agentic.agents.observed import Item
+from agentic.catalog.agent_openers import CUES_FILE
 from agentic.contract.envelope import ClaimValue
 from agentic.contract.oracle import HiddenOracle, OracleClaim
 from agentic.contract.receipt import TrajectoryReceipt
@@ -28,7 +29,6 @@ from agentic.contract.text import clip
 from agentic.fixture.loader import Fixture
 from agentic.fixture.spans import extract_span
 from agentic.lane import LaneRequest, execute_lane
-from agentic.runner.agents import CUES_FILE
 from agentic.scoring.normalizers import value_correct
 
 _SHOWN = 120  # characters of a line quoted in an explanation
