@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agentic.adapters.errors import AdapterCallError, AdapterError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.runner.catalog import load_catalog
 from tests.support.backends import SERVERS, TIMEOUT_S, attached, write_config
@@ -122,7 +123,7 @@ def test_no_matches_is_an_empty_result(tmp_path: Path, tiny_fixture: Fixture) ->
 def test_a_whole_document_read_is_sliced_to_the_asked_range(
     tmp_path: Path, tiny_fixture: Fixture
 ) -> None:
-    arguments = {"uri": INCIDENT, "fromLine": 3, "lineCount": 2}
+    arguments: JsonObject = {"uri": INCIDENT, "fromLine": 3, "lineCount": 2}
     with attached(config(), tiny_fixture, tmp_path) as session:
         outcome = session.call("get", arguments, timeout_s=TIMEOUT_S)
     assert outcome.result.content == "Incident: INC-4827\nStatus: resolved after rollback."

@@ -62,6 +62,7 @@ from agentic.adapters.reads import TaskScope
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.credentials import SECRET
+from agentic.contract.json_access import as_array, as_int, as_object
 from agentic.contract.receipt import Capabilities
 from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -311,7 +312,7 @@ def _declares_array(schema: object) -> bool:
 
 def _scope_value(
     arguments: JsonObject, scope: profile.CallScope, property_schema: JsonValue
-) -> str | list[str] | None:
+) -> str | JsonArray | None:
     named = arguments.get("collection")  # inside the task's scope: checked by map_arguments
     if _declares_array(property_schema):
         return [str(named)] if named is not None else list(scope.collections)
@@ -394,7 +395,7 @@ def _next_page(paging: Paging, mapped: MappedReplies) -> profile.NextPage:
             read = [mapped.page_read(arguments, scope, raw) for raw in pages]
         except AdapterCallError:
             return None  # an error reply, or one the config cannot read: the parse reports it
-        limit = int(arguments.get("limit", DEFAULT_LIMIT))
+        limit = as_int(arguments.get("limit", DEFAULT_LIMIT), "limit")
         if not paging_rule.more_pages(read, limit, paging.max_pages):
             return None
         following = copy.deepcopy(first)
@@ -417,7 +418,7 @@ def _put(arguments: JsonObject, name: str, value: JsonValue) -> None:
         holder.extend({} for _ in range(index + 1 - len(holder)))
         holder[index] = value
     else:
-        holder[last] = value
+        as_object(holder, f"the server argument holding {last!r}")[last] = value
 
 
 def _child(holder: JsonValue, part: str, kind: type[JsonArray] | type[JsonObject]) -> JsonValue:
@@ -425,7 +426,7 @@ def _child(holder: JsonValue, part: str, kind: type[JsonArray] | type[JsonObject
         index = int(part)
         holder.extend(kind() for _ in range(index + 1 - len(holder)))
         return holder[index]
-    return holder.setdefault(part, kind())
+    return as_object(holder, f"the server argument holding {part!r}").setdefault(part, kind())
 
 
 def _fixed(mapping: ToolMapping, config_dir: Path) -> Callable[[Path | None], JsonObject]:
@@ -452,7 +453,7 @@ def _mapper(mapping: ToolMapping, config_dir: Path, ids: ServerIds | None = None
         # otherwise be asked anyway, and its results in the named collection kept.
         if arguments.get("collection") is not None:
             task_scope.check_collection(str(arguments["collection"]))
-        for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
+        for uri in [arguments.get("uri"), *as_array(arguments.get("uris", []), "uris")]:
             if uri is not None:
                 task_scope.check_uri(str(uri))
         schema = scope.product_schemas.get(mapping.name, {})
@@ -460,13 +461,14 @@ def _mapper(mapping: ToolMapping, config_dir: Path, ids: ServerIds | None = None
         product: JsonObject = {}
         for contract_name, server_name in mapping.arguments.items():
             if contract_name == "collection":
-                value = _scope_value(arguments, scope, properties.get(server_name))
-                if value is not None:
-                    _put(product, server_name, value)
+                scoped = _scope_value(arguments, scope, properties.get(server_name))
+                if scoped is not None:
+                    _put(product, server_name, scoped)
             elif contract_name == "lineCount" and transforms.get("lineCount") == "inclusive_end":
                 if "lineCount" in arguments:
-                    first = int(arguments.get("fromLine", 1))
-                    _put(product, server_name, first + int(arguments["lineCount"]) - 1)
+                    first = as_int(arguments.get("fromLine", 1), "fromLine")
+                    last = first + as_int(arguments["lineCount"], "lineCount") - 1
+                    _put(product, server_name, last)
             elif contract_name in arguments:
                 value = arguments[contract_name]
                 if contract_name == "query" and transforms.get("query") == "regex_escape":
@@ -575,7 +577,7 @@ def _multi_get_by_get(
     mapper = _mapper(mapping, config_dir, ids)
 
     def split(arguments: JsonObject, scope: profile.CallScope) -> profile.Plan | None:
-        return (tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"]),)
+        return (tuple(mapper({"uri": uri}, scope) for uri in as_array(arguments["uris"], "uris")),)
 
     return profile.ToolBinding(
         "multi_get",
@@ -709,7 +711,7 @@ def _identity_dump(config: BackendConfig) -> JsonObject:
     changed token is the same backend, and a fingerprint must not let a short one be guessed)."""
     dump: JsonObject = config.model_dump(mode="json")
     for name in config.secret_env:
-        dump["env"][name] = SECRET
+        as_object(dump["env"], "env")[name] = SECRET
     return dump
 
 
