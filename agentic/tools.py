@@ -21,10 +21,10 @@ from agentic.contract.strict_json import JsonObject
 TOOLS_FINGERPRINT = "962605265a83834284686f2f41838c358bd1c2d67632efcdfb0897abdb58f484"
 TOOL_NAMES: tuple[str, ...] = ("get", "multi_get", "search")
 
-_STRING = {"type": "string"}
-_STRINGS = {"type": "array", "items": {"type": "string"}}
-_BOOLEAN = {"type": "boolean"}
-_POSITIVE = {"type": "integer", "minimum": 1}
+_STRING: JsonObject = {"type": "string"}
+_STRINGS: JsonObject = {"type": "array", "items": {"type": "string"}}
+_BOOLEAN: JsonObject = {"type": "boolean"}
+_POSITIVE: JsonObject = {"type": "integer", "minimum": 1}
 
 _DEFINITIONS: tuple[JsonObject, ...] = (
     {

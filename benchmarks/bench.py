@@ -269,10 +269,8 @@ def bench_sqlite_docs() -> None:
             higher_is_better=False,
         )
     lane = builtin_catalog().lane("sqlite-docs")
-    settings = {
-        **lane.run_settings(),
-        "adapters": tuple(a for a in lane.adapters if a != "qmd-lex"),
-    }
+    settings = lane.run_settings()
+    settings["adapters"] = tuple(a for a in lane.adapters if a != "qmd-lex")
     started = time.perf_counter()
     execute_lane(
         LaneRequest(fixture_dir=lane.fixture_dir(), execution=Execution(jobs=2), **settings)
@@ -618,6 +616,7 @@ def _model_throughput() -> None:
 
     from agentic.catalog.agent_openers import local_model_settings
     from agentic.contract.steps import VisibleCall
+    from agentic.contract.strict_json import JsonObject
     from agentic.fixture.loader import load_fixture
     from agentic.locks import AGENT_MODEL_LOCK, preflight_agent_model
     from agentic.resources import default_fixture_dir, locks_dir
@@ -632,7 +631,7 @@ def _model_throughput() -> None:
     fixture = load_fixture(default_fixture_dir())
     task = fixture.task("t1a10001")
     adapter = LexicalAdapter(fixture.snapshot)
-    arguments: dict[str, object] = {"query": "Brenmoor Tenancy Charter notice days"}
+    arguments: JsonObject = {"query": "Brenmoor Tenancy Charter notice days"}
     with _workdir() as root:
         session = adapter.attach(
             adapter.prepare(fixture.snapshot, root, timeout_s=TIMEOUT_S), timeout_s=TIMEOUT_S
@@ -852,13 +851,13 @@ def _read_stages(path: Path) -> dict[str, float]:
     from agentic.contract.files import read_input_file
     from agentic.contract.report import BenchmarkReport
     from agentic.contract.schemas import load_model, schema_errors
-    from agentic.contract.strict_json import parse_strict
+    from agentic.contract.strict_json import parse_strict_object
     from agentic.report.assemble import check_fingerprints
 
     source = str(path)
     steps: dict[str, float] = {}
     started = time.perf_counter()
-    document = parse_strict(read_input_file(path, code="invalid_report"), source=source)
+    document = parse_strict_object(read_input_file(path, code="invalid_report"), source=source)
     steps["strict JSON parse"] = time.perf_counter() - started
     started = time.perf_counter()
     errors = schema_errors("benchmark-report", document)

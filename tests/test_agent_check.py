@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agentic.cli import main
+from agentic.contract.json_access import objects_at, str_at
 from agentic.contract.strict_json import JsonObject
 from tests.support.fake_openai import (
     MODEL_ID,
@@ -138,8 +139,8 @@ def test_a_functions_endpoint_that_calls_the_offered_tool_checks_ok(
     code, out, _ = check(tmp_path, capsys, endpoint.base_url)
     assert code == 0
     assert "  tool call (one function offered): made (" in out
-    offered = endpoint.requests[-1]["tools"]
-    assert [tool["function"]["name"] for tool in offered] == ["ping"]
+    offered = objects_at(endpoint.requests[-1], "tools")
+    assert [str_at(tool, "function", "name") for tool in offered] == ["ping"]
 
 
 def test_a_functions_endpoint_that_answers_the_tool_with_text_fails_the_check(

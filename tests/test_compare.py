@@ -12,6 +12,7 @@ import pytest
 
 from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
+from agentic.contract.json_access import array_at, str_at
 from agentic.contract.strict_json import JsonObject
 from agentic.lane import LaneRequest, execute_lane
 from tests.support.goldens import tiny_goldens, write_goldens
@@ -26,12 +27,12 @@ def tiny_with_goldens(root: Path, *, line_ending: str = "\n") -> Path:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> JsonObject:
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, JsonObject]:
     """One real report of each kind from the tiny fixture, as JSON values."""
     base = tmp_path_factory.mktemp("reports")
     fixture = tiny_with_goldens(base / "fx")
     crlf = tiny_with_goldens(base / "fx-crlf", line_ending="\r\n")
-    found: JsonObject = {}
+    found: dict[str, JsonObject] = {}
     for name, root in (("ranking", fixture), ("ranking-crlf", crlf)):
         argv = ["ranking", "--fixture", str(root), "--adapter", "lexical,capsule", "--quiet"]
         assert main([*argv, "--out", str(base / name)]) == 0
@@ -49,7 +50,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> JsonObject:
     )
     execute_lane(lane)
     found["lane"] = json.loads((base / "lane" / "report.json").read_bytes())
-    first_task = found["lane"]["receipts"][0]["canonical"]["taskId"]
+    first_task = str_at(found["lane"], "receipts", 0, "canonical", "taskId")
     execute_lane(replace(lane, tasks=(first_task,), out=base / "lane-one-task"))
     found["lane-one-task"] = json.loads((base / "lane-one-task" / "report.json").read_bytes())
     return found
@@ -100,7 +101,7 @@ def set_lexical(name: str, value: float) -> Callable[[Any], None]:
 
 
 def test_identical_ranking_reports_pass(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     code, out, _ = outcome(tmp_path, capsys, reports["ranking"], reports["ranking"])
     assert code == 0
@@ -108,7 +109,7 @@ def test_identical_ranking_reports_pass(
 
 
 def test_a_drop_beyond_the_tolerance_fails_with_exit_1(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["ranking"]
     recall = lexical_overall(base)["recall"]
@@ -119,7 +120,7 @@ def test_a_drop_beyond_the_tolerance_fails_with_exit_1(
 
 
 def test_a_drop_within_the_tolerance_passes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("ndcg", lexical_overall(base)["ndcg"] - 0.01))
@@ -129,7 +130,7 @@ def test_a_drop_within_the_tolerance_passes(
 
 
 def test_the_tolerance_option_widens_the_gate(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("mrr", lexical_overall(base)["mrr"] - 0.05))
@@ -137,7 +138,7 @@ def test_the_tolerance_option_widens_the_gate(
 
 
 def test_a_rise_of_a_lower_is_better_rate_is_a_regression(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = changed(reports["ranking"], set_lexical("nonEmptyRate", 0.0))
     new = changed(base, set_lexical("nonEmptyRate", 1.0))
@@ -147,7 +148,7 @@ def test_a_rise_of_a_lower_is_better_rate_is_a_regression(
 
 
 def test_an_adapter_missing_from_new_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["ranking"]
     new = changed(
@@ -159,7 +160,7 @@ def test_an_adapter_missing_from_new_fails(
 
 
 def test_an_adapter_only_in_new_is_reported_but_not_gated(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     new = reports["ranking"]
     base = changed(
@@ -171,7 +172,7 @@ def test_an_adapter_only_in_new_is_reported_but_not_gated(
 
 
 def test_reports_of_different_fixtures_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     code, out, err = outcome(tmp_path, capsys, reports["ranking"], reports["ranking-crlf"])
     assert code == 2
@@ -180,7 +181,7 @@ def test_reports_of_different_fixtures_are_refused_with_exit_2(
 
 
 def test_reports_with_different_settings_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     new = changed(reports["ranking"], lambda r: r["settings"].update(k=3))
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], new)
@@ -189,7 +190,7 @@ def test_reports_with_different_settings_are_refused_with_exit_2(
 
 
 def test_reports_with_different_goldens_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     new = changed(reports["ranking"], lambda r: r.update(goldensFingerprint="0" * 64))
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], new)
@@ -198,7 +199,7 @@ def test_reports_with_different_goldens_are_refused_with_exit_2(
 
 
 def test_reports_of_different_kinds_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], reports["generation"])
     assert code == 2
@@ -206,7 +207,7 @@ def test_reports_of_different_kinds_are_refused_with_exit_2(
 
 
 def test_a_report_with_an_unknown_field_is_invalid(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     new = changed(reports["ranking"], lambda r: r.update(extra=1))
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], new)
@@ -215,7 +216,7 @@ def test_a_report_with_an_unknown_field_is_invalid(
 
 
 def test_generation_pass_rate_drop_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["generation"]
     new = changed(base, lambda r: r["modes"]["oracle"]["overall"].update(passRate=0.5))
@@ -225,7 +226,7 @@ def test_generation_pass_rate_drop_fails(
 
 
 def test_generation_leakage_rise_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["generation"]
     new = changed(base, lambda r: r["modes"]["e2e"]["overall"].update(leakageRate=0.2))
@@ -239,7 +240,7 @@ def lane_scores_of(report: Any, adapter: str) -> list[Any]:
 
 
 def test_identical_lane_reports_pass(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     code, out, _ = outcome(tmp_path, capsys, reports["lane"], reports["lane"])
     assert code == 0
@@ -247,7 +248,7 @@ def test_identical_lane_reports_pass(
 
 
 def test_a_lane_success_drop_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["lane"]
 
@@ -261,7 +262,7 @@ def test_a_lane_success_drop_fails(
 
 
 def test_lane_bytes_growth_beyond_relative_tolerance_fails(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["lane"]
 
@@ -275,7 +276,7 @@ def test_lane_bytes_growth_beyond_relative_tolerance_fails(
 
 
 def test_lane_reports_of_different_agents_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     new = changed(reports["lane"], lambda r: r["environment"].update(agentId="other-agent"))
     code, _, err = outcome(tmp_path, capsys, reports["lane"], new)
@@ -289,7 +290,7 @@ def flip_first_success(report: Any) -> None:
 
 
 def test_compare_refuses_a_hand_edited_report_naming_the_field(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["lane"]
     code, out, err = outcome(tmp_path, capsys, base, edited(base, flip_first_success))
@@ -299,7 +300,7 @@ def test_compare_refuses_a_hand_edited_report_naming_the_field(
 
 
 def test_validate_refuses_a_hand_edited_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     path = write(tmp_path / "edited.json", edited(reports["lane"], flip_first_success))
     assert main(["validate", "report", str(path)]) == 2
@@ -308,14 +309,16 @@ def test_validate_refuses_a_hand_edited_report(
 
 
 def test_validate_refuses_an_edited_results_fingerprint_alone(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     document = edited(reports["lane"], lambda r: r.update(resultsFingerprint="0" * 64))
     assert main(["validate", "report", str(write(tmp_path / "r.json", document))]) == 2
     assert "resultsFingerprint" in capsys.readouterr().err
 
 
-def test_validate_accepts_a_report_as_the_kit_wrote_it(tmp_path: Path, reports: JsonObject) -> None:
+def test_validate_accepts_a_report_as_the_kit_wrote_it(
+    tmp_path: Path, reports: dict[str, JsonObject]
+) -> None:
     assert main(["validate", "report", str(write(tmp_path / "r.json", reports["lane"]))]) == 0
 
 
@@ -323,25 +326,26 @@ def test_validate_accepts_a_report_as_the_kit_wrote_it(tmp_path: Path, reports: 
 
 
 def test_identical_lane_reports_have_equal_receipts(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
-    pairs = len(reports["lane"]["receipts"])
+    pairs = len(array_at(reports["lane"], "receipts"))
     code, out, _ = outcome(tmp_path, capsys, reports["lane"], reports["lane"], "--receipts")
     assert code == 0
     assert f"{pairs}/{pairs} receipts" in out
 
 
 def test_a_shorter_rerun_matches_the_pairs_it_ran(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     subset = reports["lane-one-task"]
     code, out, _ = outcome(tmp_path, capsys, reports["lane"], subset, "--receipts")
     assert code == 0
-    assert f"{len(subset['receipts'])}/{len(subset['receipts'])} receipts" in out
+    pairs = len(array_at(subset, "receipts"))
+    assert f"{pairs}/{pairs} receipts" in out
 
 
 def test_a_differing_receipt_fails_naming_its_pair_and_first_difference(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     def edit(report: Any) -> None:
         report["receipts"][0]["canonical"]["calls"][0]["arguments"]["query"] = "edited"
@@ -355,7 +359,7 @@ def test_a_differing_receipt_fails_naming_its_pair_and_first_difference(
 
 
 def test_a_pair_the_base_never_ran_is_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     code, _, err = outcome(
         tmp_path, capsys, reports["lane-one-task"], reports["lane"], "--receipts"
@@ -365,7 +369,7 @@ def test_a_pair_the_base_never_ran_is_refused_with_exit_2(
 
 
 def test_receipts_of_reports_of_two_fixtures_are_refused_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     other = changed(reports["lane"], lambda r: r.update(fixtureFingerprint="f" * 64))
     code, _, err = outcome(tmp_path, capsys, reports["lane"], other, "--receipts")
@@ -374,7 +378,7 @@ def test_receipts_of_reports_of_two_fixtures_are_refused_with_exit_2(
 
 
 def test_receipts_of_a_ranking_report_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     code, _, err = outcome(tmp_path, capsys, reports["ranking"], reports["ranking"], "--receipts")
     assert code == 2
@@ -382,18 +386,19 @@ def test_receipts_of_a_ranking_report_are_refused(
 
 
 def test_accept_files_a_first_baseline_under_its_fingerprint(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
     baselines = tmp_path / "baselines"
     assert main(["compare", str(report), "--accept", "--baselines", str(baselines)]) == 0
-    target = baselines / "ranking" / reports["ranking"]["fixtureFingerprint"] / "ranking.json"
+    fingerprint = str_at(reports["ranking"], "fixtureFingerprint")
+    target = baselines / "ranking" / fingerprint / "ranking.json"
     assert target.read_bytes() == canonical_bytes(reports["ranking"])
     assert capsys.readouterr().err == f"agentic: accepted {report} as the baseline {target}\n"
 
 
 def test_a_first_baseline_never_replaces_an_existing_one(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
     argv = ["compare", str(report), "--accept", "--baselines", str(tmp_path / "b")]
@@ -402,7 +407,9 @@ def test_a_first_baseline_never_replaces_an_existing_one(
     assert "baseline_exists" in capsys.readouterr().err
 
 
-def test_baselines_of_two_fixtures_live_side_by_side(tmp_path: Path, reports: JsonObject) -> None:
+def test_baselines_of_two_fixtures_live_side_by_side(
+    tmp_path: Path, reports: dict[str, JsonObject]
+) -> None:
     baselines = tmp_path / "baselines"
     for name in ("ranking", "ranking-crlf"):
         report = write(tmp_path / f"{name}.json", reports[name])
@@ -411,19 +418,21 @@ def test_baselines_of_two_fixtures_live_side_by_side(tmp_path: Path, reports: Js
 
 
 def test_a_passing_comparison_accepts_new(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("recall", 1.0))
     baselines = tmp_path / "baselines"
     code, _, err = outcome(tmp_path, capsys, base, new, "--accept", "--baselines", str(baselines))
     assert code == 0
-    target = baselines / "ranking" / base["fixtureFingerprint"] / "ranking.json"
+    target = baselines / "ranking" / str_at(base, "fixtureFingerprint") / "ranking.json"
     assert target.read_bytes() == canonical_bytes(new)
     assert err == f"agentic: accepted {tmp_path / 'new.json'} as the baseline {target}\n"
 
 
-def test_a_failing_comparison_accepts_nothing(tmp_path: Path, reports: JsonObject) -> None:
+def test_a_failing_comparison_accepts_nothing(
+    tmp_path: Path, reports: dict[str, JsonObject]
+) -> None:
     base = reports["ranking"]
     new = changed(base, set_lexical("recall", 0.0))
     baselines = tmp_path / "baselines"
@@ -433,7 +442,7 @@ def test_a_failing_comparison_accepts_nothing(tmp_path: Path, reports: JsonObjec
 
 
 def test_promote_the_former_name_of_accept_is_refused_and_files_nothing(
-    tmp_path: Path, reports: JsonObject, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, reports: dict[str, JsonObject], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """ "Promotion" is only the adapter gate: ``compare --promote`` names ``--accept`` instead."""
     base = reports["ranking"]
@@ -446,16 +455,18 @@ def test_promote_the_former_name_of_accept_is_refused_and_files_nothing(
     assert not baselines.exists()
 
 
-def test_generation_baselines_are_filed_per_model(tmp_path: Path, reports: JsonObject) -> None:
+def test_generation_baselines_are_filed_per_model(
+    tmp_path: Path, reports: dict[str, JsonObject]
+) -> None:
     report = write(tmp_path / "g.json", reports["generation"])
     baselines = tmp_path / "baselines"
     assert main(["compare", str(report), "--accept", "--baselines", str(baselines)]) == 0
-    fingerprint = reports["generation"]["fixtureFingerprint"]
+    fingerprint = str_at(reports["generation"], "fixtureFingerprint")
     assert (baselines / "generation" / fingerprint / "mock.json").is_file()
 
 
 def test_lane_reports_are_not_accepted_here(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     report = write(tmp_path / "l.json", reports["lane"])
     argv = ["compare", str(report), "--accept", "--baselines", str(tmp_path / "b")]
@@ -464,7 +475,7 @@ def test_lane_reports_are_not_accepted_here(
 
 
 def test_one_report_without_accept_is_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: JsonObject
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], reports: dict[str, JsonObject]
 ) -> None:
     report = write(tmp_path / "r.json", reports["ranking"])
     assert main(["compare", str(report)]) == 2

@@ -17,6 +17,8 @@ import pytest
 from agentic.adapters.mcp.backend_config import load_backend_config
 from agentic.agents.chat_config import load_agent_config
 from agentic.cli import UsageError, build_parser, main, reject_renamed
+from agentic.contract.json_access import str_at
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from tests.support.fake_openai import (
     FakeEndpoint,
@@ -105,10 +107,10 @@ def test_a_documented_command_parses_with_the_real_parser(block: Block, argv: li
         assert exit_.code == 0
 
 
-def endpoint_policy(body: dict[str, object]) -> Reply:
+def endpoint_policy(body: JsonObject) -> Reply:
     """The scripted model, and what ``catalog --check`` asks first: a chat, a tool call."""
     tools = body.get("tools")
-    names = [tool["function"]["name"] for tool in tools] if isinstance(tools, list) else []
+    names = [str_at(tool, "function", "name") for tool in tools] if isinstance(tools, list) else []
     if not names:
         return json_reply({"choices": [{"index": 0, "message": {"content": "OK"}}]})
     if names == ["ping"]:

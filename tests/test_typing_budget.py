@@ -2,10 +2,12 @@
 
 JSON the kit holds (parsed documents, tool arguments and results, report and receipt documents,
 request and response bodies) is typed ``JsonObject`` / ``JsonArray`` / ``JsonValue``
-(``agentic/contract/strict_json.py``), which says what a value is even where its fields are not
-narrowed yet; ``Any`` is left for what is genuinely untyped (llama.cpp's objects, a third-party
-generic's parameter, pydantic's ``Field``). The count is the one of issue 30, item 5:
-``grep -rw Any agentic --include=*.py | wc -l`` against the package's total line count.
+(``agentic/contract/strict_json.py``): the recursive union of what a JSON value can be, so mypy
+checks every read of a field, narrowed by isinstance, by the document's model or by
+``agentic/contract/json_access.py``. ``Any`` is left for what is genuinely untyped (llama.cpp's
+objects, a third-party generic's parameter, pydantic's ``Field``, a TOML document, the values
+canonical JSON is asked to write, which it checks itself). The count is the one of issue 30,
+item 5: ``grep -rw Any agentic --include=*.py | wc -l`` against the package's total line count.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentic"
-BUDGET_PER_1000 = 5.0
+# Just above the measured rate, so that a new ``Any`` is a decision, not a drift.
+BUDGET_PER_1000 = 1.4
 # ``Any`` as a whole word, as ``grep -w`` matches it.
 _ANY = re.compile(r"(?<![A-Za-z0-9_])Any(?![A-Za-z0-9_])")
 
@@ -29,7 +32,7 @@ def test_any_lines_are_counted_as_grep_w_counts_them() -> None:
     assert any_lines(text) == 3
 
 
-def test_the_package_mentions_any_at_most_five_times_per_thousand_lines() -> None:
+def test_the_package_mentions_any_at_most_one_point_four_times_per_thousand_lines() -> None:
     per_file: Counter[str] = Counter()
     total = 0
     for path in sorted(PACKAGE.rglob("*.py")):

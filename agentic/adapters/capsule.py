@@ -64,6 +64,7 @@ from agentic.adapters.capsule_select import (
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical import DEFAULT_LIMIT, search_scopes
 from agentic.contract.canonical import canonical_bytes, canonical_text, fingerprint
+from agentic.contract.json_access import as_int
 from agentic.contract.jsrules import JS_WHITESPACE, utf16_key
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
@@ -295,7 +296,9 @@ def _evidence_tuple(e: Span) -> JsonArray:
 
 
 def _omission_section(counts: dict[str, int]) -> JsonArray:
-    sparse = [[reason, counts[reason]] for reason in OMISSION_REASONS if counts.get(reason, 0) > 0]
+    sparse: JsonArray = [
+        [reason, counts[reason]] for reason in OMISSION_REASONS if counts.get(reason, 0) > 0
+    ]
     return [sum(counts.values()), sparse]
 
 
@@ -525,7 +528,7 @@ def capsule_search(
     task = context.task
     plan = plan_query(str(arguments["query"]), tuple(c.claimKey for c in task.claims))
     scopes = search_scopes(context, arguments)
-    limit = int(arguments.get("limit", DEFAULT_LIMIT))
+    limit = as_int(arguments.get("limit", DEFAULT_LIMIT), "limit")
     uris = retrieve_uris(context, plan, scopes, limit, deadline)
     reader = reads.DocumentReader(index=context.index, snapshot=context.snapshot)
     files = [reader.read(uri, deadline) for uri in uris]

@@ -29,6 +29,7 @@ from agentic.adapters import ids, indexed, reads
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.lexical_index import Hit, first_chunk_end
 from agentic.contract.canonical import canonical_text
+from agentic.contract.json_access import as_int, as_number
 from agentic.contract.receipt import ToolEvidence
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -119,7 +120,7 @@ def lexical_search(
 ) -> CallOutcome:
     query = str(arguments["query"])
     scopes = search_scopes(context, arguments)
-    limit = int(arguments.get("limit", DEFAULT_LIMIT))
+    limit = as_int(arguments.get("limit", DEFAULT_LIMIT), "limit")
     min_score = arguments.get("minScore")
     results = [
         search_scope(
@@ -127,7 +128,7 @@ def lexical_search(
             query,
             collection,
             limit=limit,
-            min_score=None if min_score is None else float(min_score),
+            min_score=None if min_score is None else float(as_number(min_score, "minScore")),
             deadline=deadline,
         )
         for collection in scopes

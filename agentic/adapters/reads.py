@@ -30,6 +30,7 @@ from typing import Protocol
 from agentic.adapters.base import CallOutcome, ok_outcome
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.lexical_index import LexicalIndex
+from agentic.contract.json_access import as_int, as_strs
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
 from agentic.contract.strict_json import JsonObject
@@ -152,9 +153,13 @@ def get(
     uri = str(arguments["uri"])
     scope.check_uri(uri)
     file = reader.read(uri, deadline)
-    start = int(arguments.get("fromLine", 1))
+    start = as_int(arguments.get("fromLine", 1), "fromLine")
     count = arguments.get("lineCount")
-    end = len(file.lines) if count is None else min(start + int(count) - 1, len(file.lines))
+    end = (
+        len(file.lines)
+        if count is None
+        else min(start + as_int(count, "lineCount") - 1, len(file.lines))
+    )
     evidence = nonblank_evidence(file, start, end, READ_HASH_REASON)
     return source_outcome(evidence, INVOCATIONS_PER_READ)
 
@@ -162,11 +167,11 @@ def get(
 def multi_get(
     reader: Reader, scope: TaskScope, arguments: JsonObject, deadline: float | None
 ) -> CallOutcome:
-    uris = [str(uri) for uri in arguments["uris"]]
+    uris = as_strs(arguments["uris"], "uris")
     for uri in uris:
         scope.check_uri(uri)
     files = [reader.read(uri, deadline) for uri in uris]
-    cap = None if arguments.get("maxBytes") is None else int(arguments["maxBytes"])
+    cap = None if arguments.get("maxBytes") is None else as_int(arguments["maxBytes"], "maxBytes")
     used = 0
     evidence: list[ToolEvidence] = []
     for file in files:

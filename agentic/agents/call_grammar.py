@@ -44,7 +44,8 @@ from agentic.agents.grammar import (
     tool_arguments,
 )
 from agentic.contract.errors import AgenticError, ContractError
-from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
+from agentic.contract.json_access import as_array, as_int, as_object, as_objects, as_str
+from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue, parse_strict
 from agentic.contract.task import AgentTask
 
 FINAL_TOOL = "final_answer"
@@ -138,13 +139,22 @@ def read_call(text: str, grammar: Grammar) -> ModelCall | None:
         value = parse_strict(inner, source="model output")
     except ContractError:
         raise GrammarIgnoredError(text) from None
-    if not isinstance(value, dict) or not isinstance(value.get("arguments"), dict):
+    if not isinstance(value, dict):
         raise GrammarIgnoredError(text)
-    return ModelCall(str(value["name"]), value["arguments"])
+    arguments = value.get("arguments")
+    if not isinstance(arguments, dict):
+        raise GrammarIgnoredError(text)
+    return ModelCall(str(value["name"]), arguments)
 
 
 def _citation_of(compact: JsonValue, shown: dict[tuple[str, int, int], Citable]) -> JsonObject:
-    item = shown[(compact["uri"], compact["startLine"], compact["endLine"])]
+    cited = as_object(compact, "citation")
+    coordinate = (
+        as_str(cited["uri"], "citation uri"),
+        as_int(cited["startLine"], "citation startLine"),
+        as_int(cited["endLine"], "citation endLine"),
+    )
+    item = shown[coordinate]
     return {
         "uri": item.uri,
         "startLine": item.start_line,
@@ -162,13 +172,18 @@ def final_envelope(
     """The contract's envelope of a final answer the grammar admitted (see the module text)."""
     shown = {(c.uri, c.start_line, c.end_line): c for c in citables}
     types = {claim.claimKey: claim.valueType for claim in task.claims}
-    claims = [
+    claims: JsonArray = [
         {
             "claimKey": claim["claimKey"],
-            "value": {"type": types[claim["claimKey"]], "value": claim["value"]},
-            "citations": [_citation_of(c, shown) for c in claim["citations"]],
+            "value": {
+                "type": types[as_str(claim["claimKey"], "claimKey")],
+                "value": claim["value"],
+            },
+            "citations": [
+                _citation_of(c, shown) for c in as_array(claim["citations"], "citations")
+            ],
         }
-        for claim in arguments["claims"]
+        for claim in as_objects(arguments["claims"], "claims")
     ]
     abstained = not claims
     return {

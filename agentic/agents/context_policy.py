@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentic.contract.canonical import canonical_bytes
+from agentic.contract.json_access import as_int
 from agentic.contract.steps import VisibleCall
 from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
@@ -91,7 +92,7 @@ def sized_arguments(name: str, arguments: JsonObject, room: int) -> JsonObject:
         return {**arguments, "limit": max(1, min(SEARCH_LIMIT_MAX, room // BYTES_PER_HIT))}
     if name == "get":
         asked = arguments.get("lineCount", LINES_MAX)
-        lines = max(1, min(int(asked), LINES_MAX, room // BYTES_PER_LINE))
+        lines = max(1, min(as_int(asked, "lineCount"), LINES_MAX, room // BYTES_PER_LINE))
         return {**arguments, "lineCount": lines}
     if name == "multi_get":
         return {**arguments, "maxBytes": max(1, room // BYTES_PER_TEXT_BYTE)}

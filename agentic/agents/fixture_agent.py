@@ -45,7 +45,7 @@ from agentic.contract.canonical import canonical_text, fingerprint, sha256_hex
 from agentic.contract.errors import ContractError
 from agentic.contract.jsrules import JS_WHITESPACE, is_blank, js_trim, utf16_key
 from agentic.contract.steps import VisibleCall
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.contract.task import AgentTask, ClaimDefinition
 
 STATE_MACHINE = "search-read-final-cues-v1"
@@ -273,7 +273,9 @@ def extract_value(
         value = _string_list(lines)
     else:
         value = _string(cues, lines)
-    return None if value is None else {"type": value_type, "value": value}
+    if value is None:
+        return None
+    return {"type": value_type, "value": list(value) if isinstance(value, list) else value}
 
 
 # ---- the final envelope ------------------------------------------------------------------------
@@ -291,15 +293,15 @@ def citation(item: Item) -> JsonObject:
     }
 
 
-def citations(lines: Sequence[Line]) -> list[JsonObject]:
+def citations(lines: Sequence[Line]) -> JsonArray:
     """One citation per observed item behind the selected lines, first occurrence first."""
     items = dict.fromkeys(line.item for line in lines)
     return [citation(item) for item in items]
 
 
 def build_final_envelope(task: AgentTask, table: CueTable, items: Sequence[Item]) -> JsonObject:
-    claims: list[JsonObject] = []
-    gaps: list[JsonObject] = []
+    claims: JsonArray = []
+    gaps: JsonArray = []
     for definition in task.claims:
         cues = table.get(definition.claimKey)
         lines: tuple[Line, ...] = ()
@@ -373,7 +375,7 @@ def _read_step(
     sources = [line.item for line in relevant] or list(candidates)
     uris = list(dict.fromkeys(item.uri for item in sources))
     if len(uris) > 1 and "multi_get" in available:
-        return _tool("multi_get", {"uris": uris})
+        return _tool("multi_get", {"uris": list(uris)})
     arguments: JsonObject = {"uri": uris[0]}
     if relevant:
         arguments |= {"fromLine": relevant[0].number, "lineCount": 1}

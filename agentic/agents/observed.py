@@ -89,10 +89,11 @@ def bundle_items(content: str) -> tuple[Item, ...]:
         return ()
     if not isinstance(payload, dict):
         return ()
-    if payload.get("v") == BUNDLE_PROJECTION and isinstance(payload.get("e"), list):
-        found = [_tuple_item(value) for value in payload["e"]]
-    elif isinstance(payload.get("evidence"), list):
-        found = [_object_item(value) for value in payload["evidence"]]
+    compact, evidence = payload.get("e"), payload.get("evidence")
+    if payload.get("v") == BUNDLE_PROJECTION and isinstance(compact, list):
+        found = [_tuple_item(value) for value in compact]
+    elif isinstance(evidence, list):
+        found = [_object_item(value) for value in evidence]
     else:
         return ()
     return tuple(item for item in found if item is not None)

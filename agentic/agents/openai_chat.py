@@ -45,6 +45,7 @@ from agentic.agents.prompting import render_task
 from agentic.agents.rendered_chat import RenderedChatSession
 from agentic.contract.canonical import canonical_text, fingerprint
 from agentic.contract.errors import ContractError
+from agentic.contract.json_access import as_object
 from agentic.contract.schemas import load_schemas
 from agentic.contract.steps import VisibleCall
 from agentic.contract.strict_json import JsonObject, JsonValue, parse_strict
@@ -79,7 +80,7 @@ def function_tools(tools: list[JsonObject], task: AgentTask) -> list[JsonObject]
     envelope = {
         k: v for k, v in load_schemas()["final-envelope"].items() if k not in ("$schema", "$id")
     }
-    offered = [
+    offered: list[JsonObject] = [
         {
             "type": "function",
             "function": {
@@ -91,7 +92,7 @@ def function_tools(tools: list[JsonObject], task: AgentTask) -> list[JsonObject]
         for name in task.allowedTools
         if name in listed
     ]
-    final = {
+    final: JsonObject = {
         "type": "function",
         "function": {
             "name": FINAL_TOOL,
@@ -111,7 +112,7 @@ FINAL_ONLY_NOTE = (
 
 def final_only(tools: list[JsonObject]) -> list[JsonObject]:
     """What the model is offered once its call budget is spent: ``final_answer`` alone."""
-    return [tool for tool in tools if tool["function"]["name"] == FINAL_TOOL]
+    return [tool for tool in tools if as_object(tool["function"], "function")["name"] == FINAL_TOOL]
 
 
 def _result_message(call: VisibleCall, call_id: str, role: Literal["tool", "user"]) -> JsonObject:
@@ -221,9 +222,9 @@ def step_text(reply: Mapping[str, JsonValue], *, text_calls: bool = False) -> st
         return json.dumps(tool_calls, ensure_ascii=False)  # one step per turn: no step at all
     if tool_calls:
         function = tool_calls[0].get("function") if isinstance(tool_calls[0], dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(function, dict) or not isinstance(name, str):
             raise _invalid("a tool call of the reply has no function name")
-        name = function["name"]
         kind: Literal["tool", "final"] = "final" if name == FINAL_TOOL else "tool"
         return _step(kind, name, _arguments_text(function))
     content = message.get("content")
@@ -338,8 +339,8 @@ class OpenAIChatSession:
         tools, choice = self._offered(spent)
         body: JsonObject = {
             "model": self._config.model,
-            "messages": conversation,
-            "tools": tools,
+            "messages": list(conversation),
+            "tools": list(tools),
             "tool_choice": choice,
             "temperature": self._config.temperature,
             "max_tokens": self._config.max_output_tokens,

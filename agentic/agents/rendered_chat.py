@@ -72,8 +72,8 @@ SYSTEM_PROMPT = (
     "would not change."
 )
 
-_STRING = {"type": "string"}
-_INTEGER = {"type": "integer", "minimum": 1}
+_STRING: JsonObject = {"type": "string"}
+_INTEGER: JsonObject = {"type": "integer", "minimum": 1}
 TOOLS: tuple[JsonObject, ...] = (
     {
         "name": "search",
@@ -321,7 +321,7 @@ class RenderedChatSession:
     def request(self, calls: tuple[VisibleCall, ...], chars: int, grammar: str = "") -> JsonObject:
         body: JsonObject = {
             "model": self._config.model,
-            "messages": messages(self._task, calls, self._texts[: len(calls)], chars),
+            "messages": list(messages(self._task, calls, self._texts[: len(calls)], chars)),
             "tools": [{"type": "function", "function": tool} for tool in TOOLS],
             "temperature": self._config.temperature,
             "max_tokens": self._config.max_output_tokens,

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from agentic.contract.errors import ContractError
 from agentic.contract.oracle import HiddenOracle
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
 from agentic.contract.report import AgentEndpoint, Trial
-from agentic.contract.strict_json import JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.snapshot import CorpusSnapshot
 from agentic.resources import fixtures_dir, missing_fixture
@@ -112,6 +111,15 @@ class AgentEntry:
     requires: str | None = None
 
 
+class LaneSettings(TypedDict):
+    """The ``LaneRequest`` fields a run of a lane fixes: agent, adapters, gate, replay."""
+
+    agent: str
+    adapters: tuple[str, ...] | None
+    promote: tuple[str, str] | None
+    replay: bool
+
+
 @dataclass(frozen=True)
 class LaneEntry:
     """A named lane: the agent, the adapters, where its baseline lives, how it is gated."""
@@ -143,7 +151,7 @@ class LaneEntry:
             raise ContractError("fixture_not_found", f"lane {self.name}: {reason}")
         return self.fixture_dir()
 
-    def run_settings(self) -> JsonObject:
+    def run_settings(self) -> LaneSettings:
         """The ``LaneRequest`` fields a run of this lane fixes: agent, adapters, gate, replay."""
         return {
             "agent": self.agent,

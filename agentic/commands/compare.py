@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from agentic.commands.argtypes import baselines_root
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.contract.json_access import as_array
 
 if TYPE_CHECKING:
     from agentic.commands.argtypes import Subparsers
@@ -88,7 +89,7 @@ def _compare_receipts(base: LoadedReport, new: LoadedReport, *, accept: bool) ->
     differences = receipt_differences(base, new)
     for line in differences:
         print(line)
-    pairs = len(new.document["receipts"])
+    pairs = len(as_array(new.document["receipts"], "receipts"))
     print(f"{pairs - len(differences)}/{pairs} receipts of {new.label} equal {base.label}'s")
     return EXIT_GATE_FAILED if differences else EXIT_OK
 

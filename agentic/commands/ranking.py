@@ -111,12 +111,12 @@ def gate(report: RankingReport, args: argparse.Namespace) -> int:
         ranking_report,
         render_changes,
     )
-    from agentic.contract.strict_json import parse_strict
+    from agentic.contract.strict_json import parse_strict_object
     from agentic.ranking.report import report_bytes
 
     baseline = ranking_baseline(args.baselines, report.fixtureFingerprint, args.out)
     source = str(args.out / "ranking.json") if args.out is not None else "this run"
-    new = ranking_report(parse_strict(report_bytes(report), source=source), source)
+    new = ranking_report(parse_strict_object(report_bytes(report), source=source), source)
     limit = DEFAULT_TOLERANCE if args.tolerance is None else args.tolerance
     base = load_report(baseline)
     changes = compare_reports(base, new, limit)

@@ -46,6 +46,7 @@ from agentic.contract.base import first_error
 from agentic.contract.canonical import canonical_bytes
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file, replace_atomically
+from agentic.contract.json_access import object_at, objects_at
 from agentic.contract.report import PAIR_SORT_FIELDS, BenchmarkReport, NamesAPair, pair_sort_key
 from agentic.contract.schemas import load_document
 from agentic.contract.strict_json import JsonObject, parse_strict
@@ -214,6 +215,11 @@ def _json_pair_key(receipt: JsonObject) -> tuple[str, ...]:
     return tuple(str(receipt[field]) for field in PAIR_SORT_FIELDS)
 
 
+def canonical_receipts(document: JsonObject) -> list[JsonObject]:
+    """The canonical partition of each receipt of a lane report's document, in its order."""
+    return [object_at(receipt, "canonical") for receipt in objects_at(document, "receipts")]
+
+
 def lane_metrics(report: BenchmarkReport) -> dict[str, Metric]:
     receipts = {_pair_key(r.canonical): r.canonical for r in report.receipts}
     metrics: dict[str, Metric] = {}
@@ -304,14 +310,14 @@ def receipt_differences(base: LoadedReport, new: LoadedReport) -> list[str]:
     if base.kind != "lane" or new.kind != "lane":
         raise ContractError("report_kind_mismatch", "--receipts compares two lane reports")
     _check_same_fixture(base, new)
-    held = {_json_pair_key(r["canonical"]): r["canonical"] for r in base.document["receipts"]}
+    held = {_json_pair_key(canonical): canonical for canonical in canonical_receipts(base.document)}
     differences = []
-    for receipt in new.document["receipts"]:
-        key = _json_pair_key(receipt["canonical"])
+    for canonical in canonical_receipts(new.document):
+        key = _json_pair_key(canonical)
         label = "/".join(key[:4])
         if key not in held:
             raise ContractError("pair_not_in_base", f"{label} is not a pair of {base.label}")
-        found = _first_difference(held[key], receipt["canonical"], "")
+        found = _first_difference(held[key], canonical, "")
         if found is not None:
             differences.append(f"{label}: {found}")
     return differences

@@ -24,12 +24,11 @@ from agentic.commands.argtypes import (
 )
 from agentic.contract.errors import ContractError
 from agentic.contract.receipt import LIFECYCLES, Lifecycle
-from agentic.contract.strict_json import JsonObject
 from agentic.resources import default_fixture_dir, repo_root
 from agentic.runner.pairs import Shard
 
 if TYPE_CHECKING:
-    from agentic.catalog.entries import LaneEntry
+    from agentic.catalog.entries import LaneEntry, LaneSettings
     from agentic.catalog.source import CatalogSource
     from agentic.catalog.table import Catalog
     from agentic.commands.argtypes import Subparsers
@@ -121,7 +120,7 @@ def register(subparsers: Subparsers) -> None:
 DEFAULT_PROMOTION = ("capsule", "mcp-reference")
 
 
-def default_promotion(adapters: tuple[str, ...] | None, catalog: Catalog) -> tuple[str, ...] | None:
+def default_promotion(adapters: tuple[str, ...] | None, catalog: Catalog) -> tuple[str, str] | None:
     """The gate of a run without ``--promote``: capsule against mcp-reference when the run has
     both (the default adapters do), else none: a run of other adapters is not gated on two it
     never ran."""
@@ -129,7 +128,7 @@ def default_promotion(adapters: tuple[str, ...] | None, catalog: Catalog) -> tup
     return DEFAULT_PROMOTION if set(DEFAULT_PROMOTION) <= set(ran) else None
 
 
-def _promotion(args: argparse.Namespace, catalog: Catalog) -> tuple[str, ...] | None:
+def _promotion(args: argparse.Namespace, catalog: Catalog) -> tuple[str, str] | None:
     """``--promote`` (``none``: no gate), else the default gate of the run's adapters."""
     if args.promote is None:
         return default_promotion(args.adapter, catalog)
@@ -143,7 +142,7 @@ def _shard(value: str) -> Shard:
         raise argparse.ArgumentTypeError(exc.message) from None
 
 
-def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> JsonObject:
+def _lane_settings(args: argparse.Namespace, catalog: Catalog) -> LaneSettings:
     """agent, adapters, promote and replay: from --lane, or from their own options."""
     if args.lane is None:
         return {

@@ -47,6 +47,7 @@ from agentic.commands.argtypes import (
     progress_printer,
 )
 from agentic.contract.errors import EXIT_GATE_FAILED, EXIT_OK, ContractError
+from agentic.contract.json_access import as_array, str_at
 from agentic.contract.strict_json import JsonObject
 from agentic.runner.progress import QUIET, Progress
 
@@ -350,7 +351,11 @@ def valid_report(path: Path) -> None:
 
 
 def model_fingerprints(document: JsonObject) -> set[str]:
-    return {r["canonical"]["fingerprints"]["model"] for r in document["receipts"]}
+    from agentic.commands.regression import canonical_receipts
+
+    return {
+        str_at(canonical, "fingerprints", "model") for canonical in canonical_receipts(document)
+    }
 
 
 def receipts_against(
@@ -365,7 +370,7 @@ def receipts_against(
         base.document
     ):
         return None, OTHER_BUILD, []
-    return len(new.document["receipts"]), None, receipt_differences(base, new)
+    return len(as_array(new.document["receipts"], "receipts")), None, receipt_differences(base, new)
 
 
 def smoke_folders(out: Path | None, scratch: Path, repeats: int) -> list[Path]:

@@ -23,7 +23,8 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from typing import Any, NoReturn, TypeAlias
+from enum import Enum
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 from agentic.contract.canonical import MAX_SAFE_INTEGER
 from agentic.contract.code_names import ErrorCodeName
@@ -32,13 +33,21 @@ from agentic.contract.errors import ContractError
 # What parsed JSON is, by name, wherever the kit holds it: a parsed document, a tool's arguments
 # or result, a report or receipt document, a request or response body.
 #
-# A value is one of dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None, but
-# the alias leaves it unchecked on purpose: these are JSON values not yet checked field by field
-# (a schema or a model does that), and the recursive union would make every read of a field the
-# schema already guarantees a cast. Code that reads a field whose type matters narrows it with
-# isinstance, as it would have to for a value from the wire anyway. JsonObject and JsonArray name
-# the two containers, so a signature says which one it takes or returns.
-JsonValue: TypeAlias = Any
+# The alias is the recursive union of what a JSON value can be, so mypy follows a value into its
+# fields: a read of a field has to say what it expects there, by isinstance for a value from the
+# wire, or by the narrowing helpers of contract/json_access.py (or the document's model) for a
+# field its schema already guarantees. JsonObject and JsonArray name the two containers, so a
+# signature says which one it takes or returns.
+#
+# At run time the alias admits any value, for pydantic, the one reader of annotations at run
+# time: a model's JSON field (a tool call's arguments, an endpoint's extra body) is then kept as
+# parsed, not walked value by value again on every report read.
+if TYPE_CHECKING:
+    JsonValue: TypeAlias = (
+        dict[str, "JsonValue"] | list["JsonValue"] | str | int | float | bool | None
+    )
+else:
+    JsonValue: TypeAlias = Any
 JsonObject: TypeAlias = dict[str, JsonValue]
 JsonArray: TypeAlias = list[JsonValue]
 
@@ -110,8 +119,13 @@ def _build(value: JsonValue, pointer: str, depth: int, surrogates: bool = True) 
     return value
 
 
-# Returned by _parse_fast for a document only the pointer-tracking parse may decide on.
-_RETRACE = object()
+class _Retrace(Enum):
+    """Returned by _parse_fast for a document only the pointer-tracking parse may decide on."""
+
+    RETRACE = "retrace"
+
+
+_RETRACE = _Retrace.RETRACE
 _INFINITIES = (math.inf, -math.inf)
 # A lone surrogate in a parsed string comes from a \uD800..\uDFFF escape (or from a surrogate
 # already in a str input): a text with neither holds none, so the fast path skips every
@@ -136,19 +150,18 @@ def _plain_members(container: JsonObject | JsonArray, depth: int) -> bool:
         return False
     items: Iterable[JsonValue] = container.values() if type(container) is dict else container
     for item in items:
-        kind = type(item)
-        if kind is dict or kind is list:
+        if type(item) is dict or type(item) is list:
             if not _plain_members(item, depth + 1):
                 return False
-        elif kind is int:
+        elif type(item) is int:
             if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
                 return False
-        elif kind is float and item in _INFINITIES:
+        elif type(item) is float and item in _INFINITIES:
             return False
     return True
 
 
-def _parse_fast(text: str, *, decoded: bool) -> JsonValue:
+def _parse_fast(text: str, *, decoded: bool) -> JsonValue | _Retrace:
     """``text`` parsed without pointers, or _RETRACE when the reference path must decide: on any
     error (to word it with its pointer) and on whatever the fast parse cannot vouch for.
     ``decoded``: ``text`` is strict UTF-8 decoded bytes, so it cannot hold a surrogate itself."""

@@ -16,14 +16,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agentic.contract.codes import CODES
 from agentic.contract.errors import ContractError
 from agentic.contract.files import read_input_file
+from agentic.contract.json_access import (
+    array_at,
+    int_at,
+    member,
+    object_at,
+    objects_at,
+    str_at,
+)
 from agentic.contract.report import BenchmarkReport, Promotion
 from agentic.contract.schemas import parse_and_load
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.docgen import recording, verdict
 from agentic.docgen.harness_failures import (
     TARGET_SHARE,
@@ -123,28 +130,30 @@ def _figures(cohort: Cohort) -> tuple[int, int, int, int]:
 # -- reading -----------------------------------------------------------------------------------
 
 
-def _document(path: Path, source: str) -> dict[str, Any]:
+def _document(path: Path, source: str) -> JsonObject:
     """A committed report read as every input is: a regular file in the cap, strict JSON."""
     return _document_of(read_input_file(path, code="invalid_report"), source)
 
 
-def _document_of(data: bytes, source: str) -> dict[str, Any]:
+def _document_of(data: bytes, source: str) -> JsonObject:
     document = parse_strict(data, source=source)
     if not isinstance(document, dict):
         raise ContractError("invalid_report", f"{source}: not a JSON object")
     return document
 
 
-def _cohorts(document: Mapping[str, Any]) -> tuple[Cohort, ...]:
+def _cohorts(document: JsonObject) -> tuple[Cohort, ...]:
     tally: dict[tuple[str, str], list[int]] = {}
-    for receipt in document["receipts"]:
-        canonical = receipt["canonical"]
-        row = tally.setdefault((canonical["adapterId"], canonical["lifecycle"]), [0, 0, 0, 0])
+    for receipt in objects_at(document, "receipts"):
+        canonical = object_at(receipt, "canonical")
+        cohort = (str_at(canonical, "adapterId"), str_at(canonical, "lifecycle"))
+        row = tally.setdefault(cohort, [0, 0, 0, 0])
         row[0] += 1
-        row[2] += int(canonical["agentCalls"])
-        row[3] += int(canonical["modelVisibleUtf8Bytes"])
-    for record in document["scores"]:
-        tally[(record["adapterId"], record["lifecycle"])][1] += int(record["score"]["success"])
+        row[2] += int_at(canonical, "agentCalls")
+        row[3] += int_at(canonical, "modelVisibleUtf8Bytes")
+    for record in objects_at(document, "scores"):
+        cohort = (str_at(record, "adapterId"), str_at(record, "lifecycle"))
+        tally[cohort][1] += int_at(record, "score", "success")
     return tuple(Cohort(a, lc, *row) for (a, lc), row in sorted(tally.items()))
 
 
@@ -155,12 +164,12 @@ def read_lane(baselines: Path, path: Path) -> Lane:
     promotion = document.get("promotion")
     return Lane(
         folder=folder,
-        agent_id=document["environment"]["agentId"],
-        fixture=document["fixtureFingerprint"],
-        tasks=len({record["taskId"] for record in document["scores"]}),
-        pairs=int(document["attemptedPairs"]),
-        exclusions=len(document["exclusions"]),
-        trials=len(document["environment"]["trials"]),
+        agent_id=str_at(document, "environment", "agentId"),
+        fixture=str_at(document, "fixtureFingerprint"),
+        tasks=len({str_at(record, "taskId") for record in objects_at(document, "scores")}),
+        pairs=int_at(document, "attemptedPairs"),
+        exclusions=len(array_at(document, "exclusions")),
+        trials=len(array_at(document, "environment", "trials")),
         cohorts=_cohorts(document),
         promotion=None if promotion is None else Promotion.model_validate(promotion),
     )
@@ -615,7 +624,8 @@ def _recording_text(baselines: Path, real: RealModel) -> list[str]:
         baselines / real.lane / OBSERVATIONS, f"baselines/{real.lane}/{OBSERVATIONS}"
     )
     cache = baselines / real.cache
-    speed = recording.recording_speed(recording.recorded_pairs(observations["receipts"], cache))
+    pairs = recording.recorded_pairs(objects_at(observations, "receipts"), cache)
+    speed = recording.recording_speed(pairs)
     answers, size = recording.cache_bytes(cache)
     stored = f"its {answers} recorded answers take {size / 1e6:.1f} MB ({code(real.cache)})"
     if not speed.seconds:
@@ -765,19 +775,24 @@ def _ranking_section(baselines: Path) -> list[str]:
     for path in sorted(baselines.glob(RANKING_PATTERN)):
         folder = path.parent.relative_to(baselines).as_posix()
         document = _document(path, f"baselines/{folder}/{path.name}")
-        k = document["settings"]["k"]
+        k = member(document, "settings", "k")
+        runs = objects_at(document, "runs")
         rows = [
             [
-                run["adapterId"] + ("" if run["variant"] == "default" else f" ({run['variant']})"),
-                str(run["overall"]["queries"]),
-                str(run["overall"]["refusalQueries"]),
-                *(f"{run['overall'][name]:.3f}" for name in _RANKING_METRICS),
+                str_at(run, "adapterId")
+                + ("" if run["variant"] == "default" else f" ({run['variant']})"),
+                str(member(run, "overall", "queries")),
+                str(member(run, "overall", "refusalQueries")),
+                *(f"{member(run, 'overall', name):.3f}" for name in _RANKING_METRICS),
             ]
-            for run in sorted(document["runs"], key=lambda run: (run["adapterId"], run["variant"]))
+            for run in sorted(
+                runs, key=lambda run: (str_at(run, "adapterId"), str_at(run, "variant"))
+            )
         ]
         header = ["adapter", "queries", "refusals", f"recall@{k}", "hit rate", "MRR"]
+        fixture = short(str_at(document, "fixtureFingerprint"))
         lines += [
-            f"[{folder[:16]}…/]({folder}/) (fixture `{short(document['fixtureFingerprint'])}`, "
+            f"[{folder[:16]}…/]({folder}/) (fixture `{fixture}`, "
             f"{document['goldenCount']} goldens, k = {k}):",
             "",
             table([*header, f"nDCG@{k}", f"precision@{k}"], rows, numeric=tuple(range(1, 8))),

@@ -19,14 +19,15 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from agentic.agents.chat_endpoint import reported_tokens
 from agentic.agents.llm_cache import asked_order
+from agentic.contract.json_access import as_strs, member, number_at, object_at
+from agentic.contract.strict_json import JsonObject
 
 SLACK_S = 1.0  # `created` is a whole second
 
@@ -77,24 +78,28 @@ def answered_at(cache: Path, key: str) -> float | None:
     return float(created) if isinstance(created, (int, float)) else None
 
 
-def recorded_pairs(receipts: Sequence[Mapping[str, Any]], cache: Path) -> list[RecordedPair]:
+def recorded_pairs(receipts: Sequence[JsonObject], cache: Path) -> list[RecordedPair]:
     """Each pair (a receipt of ``observations.json``: its ``adapterId`` and ``observations``),
     told whether it was recorded in one go: whether the first answer it asked that no other
     pair asked was answered during the pair. Every later request of the pair carries that
     answer in its conversation, so it cannot have been answered earlier either."""
-    asked = [asked_order(receipt["observations"]["diagnostics"]) for receipt in receipts]
+    asked = [asked_order(_diagnostics(receipt)) for receipt in receipts]
     users = Counter(key for keys in asked for key in set(keys))
     pairs = []
     for receipt, keys in zip(receipts, asked, strict=True):
-        observations = receipt["observations"]
-        seconds = float(observations["timings"]["endToEnd"]["valueMs"]) / 1000
+        observations = object_at(receipt, "observations")
+        seconds = float(number_at(observations, "timings", "endToEnd", "valueMs")) / 1000
         ended = datetime.fromisoformat(str(observations["recordedAt"])).timestamp()
         own = next((key for key in keys if users[key] == 1), None)
         at = None if own is None else answered_at(cache, own)
         in_one_go = at is not None and ended - seconds - SLACK_S <= at <= ended + SLACK_S
-        tokens = reported_tokens(observations["diagnostics"])
+        tokens = reported_tokens(_diagnostics(receipt))
         pairs.append(RecordedPair(str(receipt["adapterId"]), seconds, in_one_go, tokens))
     return pairs
+
+
+def _diagnostics(receipt: JsonObject) -> list[str]:
+    return as_strs(member(receipt, "observations", "diagnostics"), "/observations/diagnostics")
 
 
 def recording_speed(pairs: Sequence[RecordedPair]) -> RecordingSpeed:

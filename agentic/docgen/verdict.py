@@ -23,10 +23,12 @@ import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from agentic.contract.json_access import member, object_at, objects_at
 from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import TaskScore
+from agentic.contract.strict_json import JsonObject
 from agentic.report.outcomes import incomplete_causes, missed_terms
 from agentic.report.stats import Interval, PairedDifference, paired_difference, wilson_interval
 
@@ -79,15 +81,16 @@ class RankAgreement:
         return "agree" if self.model == self.scripted else "disagree"
 
 
-def outcomes(document: Mapping[str, Any], lifecycle: str = "cold") -> dict[str, dict[Unit, bool]]:
+def outcomes(document: JsonObject, lifecycle: str = "cold") -> dict[str, dict[Unit, bool]]:
     """Each adapter's scored pairs of ``lifecycle``: success by (task, trial). Excluded pairs
     are left out (a lane of a real model must have none; its report says so if it does)."""
     by_adapter: dict[str, dict[Unit, bool]] = {}
-    for record in document["scores"]:
-        if record["lifecycle"] != lifecycle or not record["score"]["scored"]:
+    for record in objects_at(document, "scores"):
+        score = object_at(record, "score")
+        if record["lifecycle"] != lifecycle or not score["scored"]:
             continue
         unit = (str(record["taskId"]), str(record["trialId"]))
-        by_adapter.setdefault(str(record["adapterId"]), {})[unit] = bool(record["score"]["success"])
+        by_adapter.setdefault(str(record["adapterId"]), {})[unit] = bool(score["success"])
     return dict(sorted(by_adapter.items()))
 
 
@@ -145,16 +148,17 @@ def primary_cause(receipt: CanonicalReceipt, score: TaskScore) -> str:
     return terms[0]
 
 
-def failure_causes(document: Mapping[str, Any], lifecycle: str = "cold") -> dict[str, Counter[str]]:
+def failure_causes(document: JsonObject, lifecycle: str = "cold") -> dict[str, Counter[str]]:
     """Each adapter's failed pairs of ``lifecycle``, counted by primary cause."""
+    canonicals = [object_at(receipt, "canonical") for receipt in objects_at(document, "receipts")]
     receipts = {
-        _key(receipt["canonical"]): receipt["canonical"]
-        for receipt in document["receipts"]
-        if receipt["canonical"]["lifecycle"] == lifecycle
+        _key(canonical): canonical
+        for canonical in canonicals
+        if canonical["lifecycle"] == lifecycle
     }
     causes: dict[str, Counter[str]] = {}
-    for record in document["scores"]:
-        if record["lifecycle"] != lifecycle or record["score"]["success"]:
+    for record in objects_at(document, "scores"):
+        if record["lifecycle"] != lifecycle or member(record, "score", "success"):
             continue
         canonical = receipts[_key(record)]
         receipt = CanonicalReceipt.model_validate(canonical)
@@ -163,5 +167,5 @@ def failure_causes(document: Mapping[str, Any], lifecycle: str = "cold") -> dict
     return dict(sorted(causes.items()))
 
 
-def _key(document: Mapping[str, Any]) -> tuple[str, str, str]:
+def _key(document: JsonObject) -> tuple[str, str, str]:
     return (str(document["adapterId"]), str(document["taskId"]), str(document["trialId"]))

@@ -48,7 +48,7 @@ from agentic.contract.base import (
 from agentic.contract.canonical import fingerprint
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict
+from agentic.contract.strict_json import JsonObject, parse_strict
 from agentic.fixture.loader import Fixture
 from agentic.fixture.paths import read_regular_file, symlink_on_path
 
@@ -89,8 +89,8 @@ class Golden(ContractModel):
             return 0
         return self.grades.get(uri, 1)
 
-    def search_arguments(self, limit: int, min_score: float | None) -> dict[str, object]:
-        arguments: dict[str, object] = {"query": self.search_text, "limit": limit}
+    def search_arguments(self, limit: int, min_score: float | None) -> JsonObject:
+        arguments: JsonObject = {"query": self.search_text, "limit": limit}
         if self.collection is not None:
             arguments["collection"] = self.collection
         if min_score is not None:

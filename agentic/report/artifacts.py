@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agentic.contract.canonical import stable_pretty_json
+from agentic.contract.json_access import as_objects
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, pair_identity
 from agentic.contract.strict_json import JsonObject
@@ -24,7 +25,7 @@ TEMP_PLACEHOLDER = "<temp>"
 
 def _observations_without_paths(receipt: TrajectoryReceipt) -> JsonObject:
     data: JsonObject = receipt.observations.to_json()
-    data["tempPaths"] = [TEMP_PLACEHOLDER for _ in data["tempPaths"]]
+    data["tempPaths"] = [TEMP_PLACEHOLDER for _ in receipt.observations.tempPaths]
     return data
 
 
@@ -51,7 +52,8 @@ def render_artifacts(
     """The four files of one report, as bytes. Temp paths appear as ``<temp>``. ``facts``: the
     task facts of the report's fixture, for attribution (left out without them)."""
     full = report.to_json()
-    for receipt_json, receipt in zip(full["receipts"], report.receipts, strict=True):
+    receipts = as_objects(full["receipts"], "receipts")
+    for receipt_json, receipt in zip(receipts, report.receipts, strict=True):
         receipt_json["observations"] = _observations_without_paths(receipt)
     canonical = {
         "canonicalFingerprint": report.canonicalFingerprint,

@@ -57,7 +57,7 @@ def metric_text(value: float | int | None) -> str:
 
 def metric_lines(promotion: Promotion) -> list[str]:
     """``name: value`` for each of the gate's metrics, rounded (report.md and report.html)."""
-    return [f"{name}: {metric_text(value)}" for name, value in promotion.metrics.to_json().items()]
+    return [f"{name}: {metric_text(value)}" for name, value in promotion.metrics]
 
 
 def _cell(text: str) -> str:

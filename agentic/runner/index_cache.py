@@ -18,7 +18,8 @@ from pathlib import Path
 from agentic.adapters.base import Adapter, PreparedIndex
 from agentic.contract.canonical import canonical_bytes, fingerprint
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import parse_strict_object
+from agentic.contract.json_access import as_number, as_object, as_scalar
+from agentic.contract.strict_json import JsonValue, parse_strict_object
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ENTRY_FILE = "prepared.json"
@@ -66,8 +67,8 @@ def _restore(entry: Path, root: Path, adapter_id: str) -> PreparedIndex:
             corpus_fingerprint=str(document["corpusFingerprint"]),
             index_fingerprint=str(document["indexFingerprint"]),
             config_fingerprint=str(document["configFingerprint"]),
-            preparation_ms=float(document["preparationMs"]),
-            details={**document["details"], "indexCache": "reused"},
+            preparation_ms=float(as_number(document["preparationMs"], "preparationMs")),
+            details={**_details(document["details"]), "indexCache": "reused"},
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ContractError(
@@ -75,6 +76,11 @@ def _restore(entry: Path, root: Path, adapter_id: str) -> PreparedIndex:
         ) from None
     shutil.copytree(entry / INDEX_DIR, root, dirs_exist_ok=True, symlinks=True)
     return prepared
+
+
+def _details(value: JsonValue) -> dict[str, str | int | float | bool | None]:
+    details = as_object(value, "details")
+    return {key: as_scalar(item, f"details.{key}") for key, item in details.items()}
 
 
 def _store(entry: Path, prepared: PreparedIndex) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import TypeGuard
 
 from agentic.contract.canonical import canonical_text, sha256_hex
@@ -34,7 +35,7 @@ def replay_payload_valid(payload: ReplayPayload) -> bool:
     return isinstance(parsed, dict) and projection_valid(parsed)
 
 
-def projection_valid(projection: dict[str, object]) -> bool:
+def projection_valid(projection: Mapping[str, object]) -> bool:
     return (
         set(projection) == PAYLOAD_KEYS
         and projection["v"] == PROJECTION_VERSION

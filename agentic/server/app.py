@@ -42,8 +42,9 @@ from agentic.adapters.lexical_index import (
 )
 from agentic.contract.code_names import ErrorCodeName, RelayedCode
 from agentic.contract.errors import AgenticError, ContractError
+from agentic.contract.json_access import as_objects
 from agentic.contract.jsrules import is_blank
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.strict_json import JsonArray, JsonObject
 
 SERVER_NAME = "agentic-reference"
 SERVER_VERSION = "1"
@@ -121,7 +122,7 @@ class KnowledgeBase:
             raise ProductError("unknown_collection", f"no collection {unknown[0]!r}")
         if limit is not None and limit < 1:
             raise ProductError("invalid_limit", "limit must be at least 1")
-        results: list[JsonObject] = []
+        results: JsonArray = []
         for collection in scopes:
             hits = self._index.search(query, collection, limit or DEFAULT_LIMIT)
             scores = normalized_scores([hit.score for hit in hits])
@@ -129,7 +130,7 @@ class KnowledgeBase:
                 document = self._document(hit.uri)
                 served = Served(document, 1, first_chunk_end(document.lines))
                 results.append({**served.to_json(False), "score": score})
-        return {"query": query, "searched": scopes, "results": results}
+        return {"query": query, "searched": list(scopes), "results": results}
 
     def get(
         self, uri: str, from_line: int | None, line_count: int | None, line_numbers: bool
@@ -150,7 +151,7 @@ class KnowledgeBase:
             raise ProductError("invalid_max_bytes", "maxBytes must be at least 1")
         documents = [self._document(uri) for uri in uris]
         used = 0
-        served: list[JsonObject] = []
+        served: JsonArray = []
         for document in documents:
             end, used, cut = _cut(document.lines, used, max_bytes)
             if end >= 1:
@@ -197,8 +198,9 @@ def _error(exc: ProductError) -> CallToolResult:
 
 
 def _search_text(payload: JsonObject) -> str:
-    lines = [f"{len(payload['results'])} result(s) for {payload['query']!r}"]
-    for rank, hit in enumerate(payload["results"], start=1):
+    results = as_objects(payload["results"], "results")
+    lines = [f"{len(results)} result(s) for {payload['query']!r}"]
+    for rank, hit in enumerate(results, start=1):
         lines.append(
             f"{rank}. {hit['uri']} {hit['title']!r} score={hit['score']:.4f} "
             f"lines {hit['startLine']}-{hit['endLine']}"
@@ -253,7 +255,8 @@ def build_server(kb: KnowledgeBase) -> MCPServer[Any]:
     ) -> CallToolResult:
         def run() -> CallToolResult:
             payload = kb.multi_get(uris, maxBytes, lineNumbers)
-            text = "\n\n".join(f"== {d['uri']}\n{d['text']}" for d in payload["documents"])
+            documents = as_objects(payload["documents"], "documents")
+            text = "\n\n".join(f"== {d['uri']}\n{d['text']}" for d in documents)
             return _ok(payload, text)
 
         return _guarded(run)

@@ -20,6 +20,7 @@ from agentic.adapters.base import AdapterSession
 from agentic.adapters.indexed import INDEXED_CAPABILITIES
 from agentic.contract.accounting import accounting_issues
 from agentic.contract.canonical import ZERO_HASH, canonical_bytes, canonical_text
+from agentic.contract.json_access import objects_at
 from agentic.contract.receipt import (
     Call,
     Fingerprints,
@@ -116,14 +117,15 @@ def assert_receipt_keeps_provenance(trial: Trial) -> None:
     document = trial.receipt.to_json()
     assert schema_errors("trajectory-receipt", document) == []
     assert accounting_issues(trial.receipt.canonical, call_bytes=visible_bytes) == []
-    for item in document["canonical"]["calls"][0]["result"]["evidence"]:
+    for item in objects_at(document, "canonical", "calls", 0, "result", "evidence"):
         assert set(item) >= EVALUATOR_ONLY
         assert item["backendHashUnavailableReason"]
 
 
 def assert_projection_is_clean(trial: Trial) -> None:
     shown = trial.shown.to_json()
-    assert all(set(item) == VISIBLE_EVIDENCE_KEYS for item in shown["result"]["evidence"])
+    evidence = objects_at(shown, "result", "evidence")
+    assert all(set(item) == VISIBLE_EVIDENCE_KEYS for item in evidence)
     assert not any(key in canonical_text(shown) for key in EVALUATOR_ONLY)
     assert trial.call.modelVisibleUtf8Bytes == len(canonical_bytes(shown["result"]))
 

@@ -15,6 +15,7 @@ from agentic.adapters.capsule_plan import plan_query
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.fts_query import MAX_QUERY_BYTES, MAX_QUERY_WORDS, compile_query
 from agentic.adapters.lexical_index import LexicalIndex, build_index
+from agentic.contract.strict_json import JsonObject
 from tests.support.sessions import call, capsule_session, lexical_session, open_session
 from tests.support.snapshots import collections_of, filler, make_task, snapshot_from
 
@@ -114,7 +115,7 @@ def test_a_long_fts_statement_stops_at_its_deadline(
 
 
 def _late_search(
-    context: indexed.SearchContext, arguments: dict[str, object], deadline: float
+    context: indexed.SearchContext, arguments: JsonObject, deadline: float
 ) -> CallOutcome:
     time.sleep(0.2)  # a pure-Python stage that never checks the deadline itself
     return ok_outcome("candidates", "{}", [], 1)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agentic.contract.canonical import canonical_bytes, canonical_text, sha256_hex
+from agentic.contract.json_access import member, object_at, str_at
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleEvidence
 from agentic.tools import (
@@ -85,7 +86,7 @@ def test_the_tools_fingerprint_is_the_contracts() -> None:
 
 
 def test_the_fingerprint_is_sha256_of_the_canonical_definitions_sorted_by_name() -> None:
-    definitions = sorted(tool_definitions(), key=lambda tool: tool["name"])
+    definitions = sorted(tool_definitions(), key=lambda tool: str_at(tool, "name"))
 
     assert hashlib.sha256(canonical_bytes(definitions)).hexdigest() == PINNED
 
@@ -100,16 +101,16 @@ def test_the_tools_are_get_multi_get_and_search_with_their_descriptions() -> Non
 
 
 def test_every_input_schema_is_a_closed_object_with_one_required_field() -> None:
-    required = {t["name"]: t["inputSchema"]["required"] for t in tool_definitions()}
+    required = {str_at(t, "name"): member(t, "inputSchema", "required") for t in tool_definitions()}
 
     assert required == {"get": ["uri"], "multi_get": ["uris"], "search": ["query"]}
     for tool in tool_definitions():
-        assert tool["inputSchema"]["type"] == "object"
-        assert tool["inputSchema"]["additionalProperties"] is False
+        assert object_at(tool, "inputSchema")["type"] == "object"
+        assert object_at(tool, "inputSchema")["additionalProperties"] is False
 
 
 def test_callers_get_copies_so_the_contract_cannot_be_mutated() -> None:
-    tool_definitions()[0]["inputSchema"]["properties"]["uri"]["type"] = "number"
+    object_at(tool_definitions()[0], "inputSchema", "properties", "uri")["type"] = "number"
 
     assert tools_fingerprint() == PINNED
 

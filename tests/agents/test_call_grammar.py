@@ -5,7 +5,6 @@ writes from a final answer it admitted."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -20,6 +19,8 @@ from agentic.agents.call_grammar import (
 from agentic.agents.grammar import Citable, Grammar, StepShape, admits
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.envelope import FinalEnvelope
+from agentic.contract.json_access import object_at
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.contract.task import AgentTask
 from tests.support.tiny_fixture import TASK_B, tiny_documents
 
@@ -44,18 +45,26 @@ def grammar(
     return call_grammar(the_task, StepShape(tools, the_task.corpus.collections, uris, citables))
 
 
-def cite(item: Citable) -> dict[str, Any]:
+def cite(item: Citable) -> JsonObject:
     return {"uri": item.uri, "startLine": item.start_line, "endLine": item.end_line}
 
 
-def answer(claims: list[dict[str, Any]], gaps: list[dict[str, Any]]) -> str:
+def answer(claims: JsonArray, gaps: JsonArray) -> str:
     return call_text(FINAL_TOOL, {"claims": claims, "gaps": gaps})
 
 
-DATE_CLAIM = {"claimKey": "launchDate", "value": "2026-09-14", "citations": [cite(DATE_LINE)]}
-OWNER_CLAIM = {"claimKey": "launchOwner", "value": "Priya Raman", "citations": [cite(OWNER_LINE)]}
-OWNER_GAP = {"claimKey": "launchOwner", "reason": "missing_evidence"}
-DATE_GAP = {"claimKey": "launchDate", "reason": "missing_evidence"}
+DATE_CLAIM: JsonObject = {
+    "claimKey": "launchDate",
+    "value": "2026-09-14",
+    "citations": [cite(DATE_LINE)],
+}
+OWNER_CLAIM: JsonObject = {
+    "claimKey": "launchOwner",
+    "value": "Priya Raman",
+    "citations": [cite(OWNER_LINE)],
+}
+OWNER_GAP: JsonObject = {"claimKey": "launchOwner", "reason": "missing_evidence"}
+DATE_GAP: JsonObject = {"claimKey": "launchDate", "reason": "missing_evidence"}
 
 
 def test_a_search_in_a_task_collection_is_admitted() -> None:
@@ -97,7 +106,7 @@ def test_a_final_answer_citing_shown_lines_is_admitted() -> None:
 
 
 def test_a_citation_of_a_line_never_shown_is_refused() -> None:
-    unseen = {**DATE_CLAIM, "citations": [{"uri": URI, "startLine": 9, "endLine": 9}]}
+    unseen: JsonObject = {**DATE_CLAIM, "citations": [{"uri": URI, "startLine": 9, "endLine": 9}]}
     assert not admits(grammar(), answer([unseen], [OWNER_GAP]))
 
 
@@ -138,12 +147,12 @@ def test_an_admitted_call_is_read_as_its_name_and_arguments() -> None:
 
 
 def test_the_envelope_carries_each_cited_lines_hashes_and_the_claims_type() -> None:
-    arguments = {"claims": [DATE_CLAIM], "gaps": [OWNER_GAP]}
+    arguments: JsonObject = {"claims": [DATE_CLAIM], "gaps": [OWNER_GAP]}
     envelope = final_envelope(arguments, task(), (DATE_LINE, OWNER_LINE))
-    claim = envelope["claims"][0]
+    claim = object_at(envelope, "claims", 0)
     assert claim["value"] == {"type": "date", "value": "2026-09-14"}
-    assert claim["citations"][0]["spanHash"] == DATE_LINE.span_hash
-    assert claim["citations"][0]["sourceHashProvenance"] == "harness_observed"
+    assert object_at(claim, "citations", 0)["spanHash"] == DATE_LINE.span_hash
+    assert object_at(claim, "citations", 0)["sourceHashProvenance"] == "harness_observed"
     FinalEnvelope.model_validate(envelope)
 
 

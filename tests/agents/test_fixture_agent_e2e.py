@@ -18,6 +18,7 @@ from agentic.adapters.oracle import OracleAdapter
 from agentic.agents.cues import parse_cue_table
 from agentic.agents.fixture_agent import FixtureAgent
 from agentic.contract.canonical import ZERO_HASH, canonical_text, sha256_hex
+from agentic.contract.json_access import as_strs, str_at
 from agentic.contract.receipt import Fingerprints, Timing
 from agentic.contract.report import TaskScore
 from agentic.fixture.loader import Fixture
@@ -53,7 +54,7 @@ class World:
         session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
         try:
             session.reset(task, readiness_probe=False, timeout_s=TIMEOUT_S)
-            listed = frozenset(t["name"] for t in tool_definitions())
+            listed = frozenset(str_at(t, "name") for t in tool_definitions())
             agent_session = self.agent.open(task, tool_definitions())
             bounds = TrialBounds(TIMEOUT_S, listed, self.executor)
             outcome = run_trial(agent_session, session, task, bounds)
@@ -128,7 +129,7 @@ def test_lexical_reads_every_cued_document_of_a_comparison_task_with_multi_get(
     outcome, _ = world.trial(world.lexical(), TASK_B)
     assert outcome.failure is None
     assert [call.toolName for call in outcome.calls] == ["search", "multi_get"]
-    assert sorted(outcome.calls[1].arguments["uris"]) == [
+    assert sorted(as_strs(outcome.calls[1].arguments["uris"], "uris")) == [
         "gno://c0b2/d001.md",
         "gno://c0b2/notes/d002.md",
     ]

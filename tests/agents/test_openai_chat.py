@@ -21,6 +21,7 @@ from agentic.agents.llm_cache import Exchange, LlmCache, Response, open_cache
 from agentic.agents.openai_chat import FINAL_TOOL, function_tools, step_text
 from agentic.cli import main
 from agentic.contract.errors import ContractError
+from agentic.contract.json_access import array_at, object_at, str_at
 from agentic.contract.pair_notes import RateLimited, decode
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
@@ -37,7 +38,7 @@ from tests.support.fake_openai import (
     tool_call_reply,
 )
 
-LISTED = frozenset(t["name"] for t in tool_definitions())
+LISTED = frozenset(str_at(t, "name") for t in tool_definitions())
 
 
 def settings(base_url: str, **overrides: Any) -> EndpointSettings:
@@ -124,13 +125,13 @@ def test_the_offered_functions_are_the_allowed_tools_then_final_answer(
     tiny_fixture: Fixture,
 ) -> None:
     task = tiny_fixture.tasks[0]
-    names = [f["function"]["name"] for f in function_tools(tool_definitions(), task)]
+    names = [str_at(f, "function", "name") for f in function_tools(tool_definitions(), task)]
     assert names == [*[t for t in task.allowedTools if t in LISTED], FINAL_TOOL]
 
 
 def test_final_answer_takes_the_final_envelope_schema(tiny_fixture: Fixture) -> None:
-    final = function_tools(tool_definitions(), tiny_fixture.tasks[0])[-1]["function"]
-    assert final["parameters"]["required"] == [
+    final = object_at(function_tools(tool_definitions(), tiny_fixture.tasks[0])[-1], "function")
+    assert array_at(final, "parameters", "required") == [
         "schemaVersion",
         "claims",
         "gaps",

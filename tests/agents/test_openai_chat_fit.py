@@ -24,8 +24,10 @@ from agentic.agents.openai_chat import (
     text_tool_call,
 )
 from agentic.contract.errors import ContractError
+from agentic.contract.json_access import array_at, member, objects_at, str_at
 from agentic.contract.pair_notes import LlmAnswers, LlmUsage, encode
 from agentic.contract.steps import VisibleCall
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.tools import tool_definitions
 from tests.support.fake_openai import (
@@ -115,8 +117,8 @@ def test_once_the_calls_are_spent_only_final_answer_is_offered(
     chat = session(tmp_path, tiny_fixture, FakeEndpoint())
     spent = tiny_fixture.tasks[0].budgets.maxAgentCalls
     body = chat.request(visible_calls(spent))
-    assert [tool["function"]["name"] for tool in body["tools"]] == [FINAL_TOOL]
-    assert body["messages"][-1] == {"role": "user", "content": FINAL_ONLY_NOTE}
+    assert [str_at(tool, "function", "name") for tool in objects_at(body, "tools")] == [FINAL_TOOL]
+    assert member(body, "messages", -1) == {"role": "user", "content": FINAL_ONLY_NOTE}
 
 
 def test_final_only_by_tool_choice_keeps_the_tool_list_and_names_final_answer(
@@ -127,7 +129,7 @@ def test_final_only_by_tool_choice_keeps_the_tool_list_and_names_final_answer(
     before, after = chat.request(visible_calls(spent - 1)), chat.request(visible_calls(spent))
     assert after["tools"] == before["tools"]
     assert after["tool_choice"] == {"type": "function", "function": {"name": FINAL_TOOL}}
-    assert after["messages"][-1] == {"role": "user", "content": FINAL_ONLY_NOTE}
+    assert member(after, "messages", -1) == {"role": "user", "content": FINAL_ONLY_NOTE}
 
 
 def test_final_only_by_tool_choice_is_part_of_the_configs_behaviour(tmp_path: Path) -> None:
@@ -142,8 +144,8 @@ def test_before_the_calls_are_spent_every_allowed_tool_is_offered(
 ) -> None:
     chat = session(tmp_path, tiny_fixture, FakeEndpoint())
     body = chat.request(visible_calls(1))
-    assert len(body["tools"]) > 1
-    assert body["messages"][-1]["content"] != FINAL_ONLY_NOTE
+    assert len(array_at(body, "tools")) > 1
+    assert member(body, "messages", -1, "content") != FINAL_ONLY_NOTE
 
 
 # --- the context budget -------------------------------------------------------------------------
@@ -260,7 +262,7 @@ def test_two_tagged_calls_in_one_reply_are_no_step() -> None:
 
 
 def test_text_that_is_no_tool_call_stays_a_final_answer() -> None:
-    body = {"choices": [{"message": {"content": '{"claims": []}'}}]}
+    body: JsonObject = {"choices": [{"message": {"content": '{"claims": []}'}}]}
     assert json.loads(step_text(body, text_calls=True))["kind"] == "final"
 
 

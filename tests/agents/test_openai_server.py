@@ -21,6 +21,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from agentic.contract.json_access import object_at
 from agentic.resources import schemas_dir
 from agentic.tools import tool_definitions
 from tests.support.openai_server import (
@@ -94,7 +95,7 @@ def function_tool(name: str, description: str, parameters: dict[str, Any]) -> di
 def kit_tools() -> list[dict[str, Any]]:
     """The kit's tools as OpenAI function tools (a definition is name/description/inputSchema)."""
     return [
-        function_tool(str(tool["name"]), str(tool["description"]), dict(tool["inputSchema"]))
+        function_tool(str(tool["name"]), str(tool["description"]), object_at(tool, "inputSchema"))
         for tool in tool_definitions()
     ]
 

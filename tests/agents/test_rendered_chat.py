@@ -19,7 +19,10 @@ from agentic.agents.rendered_chat import EXAMPLE_TURNS, RenderedChatSession, pro
 from agentic.cli import main
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.json_access import int_at, object_at, objects_at, str_at
+from agentic.contract.report import BenchmarkReport
+from agentic.contract.schemas import parse_and_load
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.contract.task import AgentTask
 from agentic.fixture.loader import Fixture
 from tests.support.fake_openai import FakeEndpoint, Reply, config_text, json_reply, serving
@@ -47,21 +50,25 @@ def shown_rows(text: str) -> list[tuple[str, int, str]]:
 
 def launch_date_policy(body: JsonObject) -> Reply:
     """A scripted model: search for the launch date, then claim it from a shown line."""
-    task_turn = body["messages"][TASK_TURN]["content"]
-    answered = body["messages"][TASK_TURN + 1 :]
+    task_turn = str_at(body, "messages", TASK_TURN, "content")
+    answered = objects_at(body, "messages")[TASK_TURN + 1 :]
     if not answered:
         collection = task_turn.split("Collections: ")[1].split(",")[0].split("\n")[0]
-        query = {"query": "Atlas launch date", "collection": collection}
+        query: JsonObject = {"query": "Atlas launch date", "collection": collection}
         return content_reply(call_text("search", query))
-    rows = shown_rows(answered[-1]["content"])
+    rows = shown_rows(str_at(answered[-1], "content"))
     dated = [(uri, n, text) for uri, n, text in rows if text.startswith("Launch date: ")]
-    gaps = [{"claimKey": "launchOwner", "reason": "missing_evidence"}]
+    gaps: JsonArray = [{"claimKey": "launchOwner", "reason": "missing_evidence"}]
     if not dated:
         gaps.append({"claimKey": "launchDate", "reason": "missing_evidence"})
         return content_reply(call_text(FINAL_TOOL, {"claims": [], "gaps": gaps}))
     uri, number, text = dated[0]
-    citation = {"uri": uri, "startLine": number, "endLine": number}
-    claim = {"claimKey": "launchDate", "value": text.split(": ")[1], "citations": [citation]}
+    citation: JsonObject = {"uri": uri, "startLine": number, "endLine": number}
+    claim: JsonObject = {
+        "claimKey": "launchDate",
+        "value": text.split(": ")[1],
+        "citations": [citation],
+    }
     return content_reply(call_text(FINAL_TOOL, {"claims": [claim], "gaps": gaps}))
 
 
@@ -82,7 +89,7 @@ def session(tmp_path: Path, fixture: Fixture, endpoint: FakeEndpoint) -> Rendere
 
 def run_lane(
     capsys: pytest.CaptureFixture[str], fixture: Fixture, config: Path, out: Path
-) -> tuple[int, JsonObject]:
+) -> tuple[int, BenchmarkReport]:
     code = main(
         [
             "run", "--fixture", str(fixture.root), "--agent-config", str(config),
@@ -91,7 +98,8 @@ def run_lane(
         ]
     )  # fmt: skip
     capsys.readouterr()
-    return code, json.loads((out / "report.json").read_text(encoding="utf-8"))
+    path = out / "report.json"
+    return code, parse_and_load("benchmark-report", path.read_bytes(), source=str(path))
 
 
 # --- the config ---------------------------------------------------------------------------------
@@ -119,7 +127,7 @@ def test_a_request_carries_the_turns_grammar_and_no_tool_choice(
     with serving(FakeEndpoint(policy=launch_date_policy)) as endpoint:
         session(tmp_path, tiny_fixture, endpoint).next_step(())
     body = endpoint.requests[0]
-    assert body["grammar"].startswith("root ::= ")
+    assert str_at(body, "grammar").startswith("root ::= ")
     assert "tool_choice" not in body
 
 
@@ -128,9 +136,9 @@ def test_the_tools_listed_take_only_what_a_task_can_use(
 ) -> None:
     with serving(FakeEndpoint(policy=launch_date_policy)) as endpoint:
         session(tmp_path, tiny_fixture, endpoint).next_step(())
-    search = endpoint.requests[0]["tools"][0]["function"]
+    search = object_at(endpoint.requests[0], "tools", 0, "function")
     assert search["name"] == "search"
-    assert set(search["parameters"]["properties"]) == {"query", "collection"}
+    assert set(object_at(search, "parameters", "properties")) == {"query", "collection"}
 
 
 def test_the_model_reads_numbered_lines_and_never_a_hash(
@@ -138,7 +146,7 @@ def test_the_model_reads_numbered_lines_and_never_a_hash(
 ) -> None:
     with serving(FakeEndpoint(policy=launch_date_policy)) as endpoint:
         run_lane(capsys, tiny_fixture, write_config(tmp_path, endpoint.base_url), tmp_path / "o")
-    shown = endpoint.requests[-1]["messages"][-1]["content"]
+    shown = str_at(endpoint.requests[-1], "messages", -1, "content")
     assert shown.startswith("<tool_response>\nResult of search: ok")
     assert shown_rows(shown)
     assert not re.search(r"[0-9a-f]{64}", json.dumps(endpoint.requests[-1]["messages"]))
@@ -149,9 +157,11 @@ def test_the_models_own_text_is_shown_back_as_its_turn(
 ) -> None:
     with serving(FakeEndpoint(policy=launch_date_policy)) as endpoint:
         run_lane(capsys, tiny_fixture, write_config(tmp_path, endpoint.base_url), tmp_path / "o")
-    turn = endpoint.requests[-1]["messages"][TASK_TURN + 1]
+    turn = object_at(endpoint.requests[-1], "messages", TASK_TURN + 1)
     assert turn["role"] == "assistant"
-    assert turn["content"].startswith('<tool_call>\n{"name": "search", "arguments": {"query":')
+    assert str_at(turn, "content").startswith(
+        '<tool_call>\n{"name": "search", "arguments": {"query":'
+    )
 
 
 # --- a lane -------------------------------------------------------------------------------------
@@ -164,13 +174,14 @@ def test_a_rendered_lane_answers_with_the_hashes_of_the_lines_the_model_cited(
         config = write_config(tmp_path, endpoint.base_url)
         code, report = run_lane(capsys, tiny_fixture, config, tmp_path / "out")
     assert code == 0
-    receipt = report["receipts"][0]["canonical"]
-    assert receipt["failure"]["class"] == "none"
-    (claim,) = receipt["finalEnvelope"]["claims"]
-    assert claim["value"]["type"] == "date"
-    cited = claim["citations"][0]
-    assert cited["spanHash"] == sha256_hex(f"Launch date: {claim['value']['value']}")
-    assert report["scores"][0]["score"]["invalidOutputs"] == []
+    receipt = report.receipts[0].canonical
+    assert receipt.failure.class_ == "none"
+    assert receipt.finalEnvelope is not None
+    (claim,) = receipt.finalEnvelope.claims
+    assert claim.value.type == "date"
+    cited = claim.citations[0]
+    assert cited.spanHash == sha256_hex(f"Launch date: {claim.value.value}")
+    assert report.scores[0].score.invalidOutputs == ()
 
 
 def test_a_search_is_sent_with_a_limit_the_byte_budget_holds(
@@ -179,9 +190,9 @@ def test_a_search_is_sent_with_a_limit_the_byte_budget_holds(
     with serving(FakeEndpoint(policy=launch_date_policy)) as endpoint:
         config = write_config(tmp_path, endpoint.base_url)
         _, report = run_lane(capsys, tiny_fixture, config, tmp_path / "out")
-    search = report["receipts"][0]["canonical"]["calls"][0]
-    assert search["toolName"] == "search"
-    assert search["arguments"]["limit"] >= 1
+    search = report.receipts[0].canonical.calls[0]
+    assert search.toolName == "search"
+    assert int_at(search.arguments, "limit") >= 1
 
 
 def test_a_reply_the_grammar_refuses_is_the_endpoints_failure_not_the_models(
@@ -192,8 +203,8 @@ def test_a_reply_the_grammar_refuses_is_the_endpoints_failure_not_the_models(
         config = write_config(tmp_path, endpoint.base_url)
         code, report = run_lane(capsys, tiny_fixture, config, tmp_path / "out")
     assert code == 2
-    failure = report["receipts"][0]["canonical"]["failure"]
-    assert (failure["class"], failure["code"]) == ("harness_error", "llm_grammar_ignored")
+    failure = report.receipts[0].canonical.failure
+    assert (failure.class_, failure.code) == ("harness_error", "llm_grammar_ignored")
 
 
 def test_a_reply_cut_short_is_the_models_malformed_output(
@@ -203,15 +214,15 @@ def test_a_reply_cut_short_is_the_models_malformed_output(
     with serving(FakeEndpoint(policy=lambda body: cut)) as endpoint:
         config = write_config(tmp_path, endpoint.base_url)
         _, report = run_lane(capsys, tiny_fixture, config, tmp_path / "out")
-    failure = report["receipts"][0]["canonical"]["failure"]
-    assert (failure["class"], failure["code"]) == ("agent_error", "malformed_agent_json")
+    failure = report.receipts[0].canonical.failure
+    assert (failure.class_, failure.code) == ("agent_error", "malformed_agent_json")
 
 
 # --- the worked examples --------------------------------------------------------------------------
 
 
 def example_task() -> AgentTask:
-    claims = [
+    claims: JsonArray = [
         {"claimKey": "retryLimit", "valueType": "number", "substantive": True, "required": True},
         {
             "claimKey": "retrySetting",

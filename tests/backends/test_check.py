@@ -19,6 +19,8 @@ from agentic.adapters.mcp.backend_check import (
     resolve_command,
 )
 from agentic.adapters.mcp.configured import unmapped_tools
+from agentic.contract.json_access import object_at, str_at
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from tests.support.backends import SERVERS, agentic, parse_config, stdio_config, write_config
 
@@ -29,7 +31,7 @@ SEARCH_ONLY = SERVERS / "search_only_server.py"
 GREP = r"^(?P<uri>[^:\n]+\.md):(?P<line>\d+): (?P<text>.*)$"
 
 
-def search_only(pattern: str = GREP) -> dict[str, object]:
+def search_only(pattern: str = GREP) -> JsonObject:
     """The search-only server, its reads the kit's, its grep lines read by ``pattern``."""
     return {
         "id": "search-only",
@@ -47,7 +49,7 @@ def search_only(pattern: str = GREP) -> dict[str, object]:
     }
 
 
-def _check(tmp_path: Path, document: dict[str, object], fixture_dir: Path) -> tuple[int, str]:
+def _check(tmp_path: Path, document: JsonObject, fixture_dir: Path) -> tuple[int, str]:
     config = write_config(tmp_path / "config", document)
     done = agentic(
         "catalog", "--backend", str(config), "--check", "--fixture", str(fixture_dir),
@@ -83,7 +85,7 @@ def test_a_checked_config_names_the_interpreter_and_script_of_its_command(
 ) -> None:
     code, output = _check(tmp_path, stdio_config("ok"), tiny_fixture_dir)
     assert code == 0, output
-    script = Path(stdio_config()["command"][1])
+    script = Path(str_at(stdio_config(), "command", 1))
     assert f"    command: {sys.executable} (interpreter), running {script}\n" in output
 
 
@@ -159,7 +161,7 @@ def test_a_checked_config_names_each_contract_tool_it_leaves_unmapped(
     tmp_path: Path, tiny_fixture_dir: Path
 ) -> None:
     document = stdio_config("ok")
-    del document["tools"]["get"]
+    del object_at(document, "tools")["get"]
     code, output = _check(tmp_path, document, tiny_fixture_dir)
     assert code == 0, output
     refused = "declared unsupported; an agent's call is refused as disallowed_tool (agent_error)"

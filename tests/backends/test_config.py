@@ -12,6 +12,7 @@ from agentic.adapters.mcp.backend_config import parse_backend_config
 from agentic.catalog.load import builtin_catalog, load_catalog
 from agentic.cli import main
 from agentic.contract.errors import ContractError
+from agentic.contract.json_access import object_at
 from tests.support.backends import (
     HTTP_EXAMPLE,
     STDIO_EXAMPLE,
@@ -36,7 +37,7 @@ def test_an_unknown_top_level_key_is_named() -> None:
 
 def test_an_unknown_key_inside_a_tool_mapping_is_named() -> None:
     document = stdio_config()
-    document["tools"]["search"]["alias"] = "x"
+    object_at(document, "tools", "search")["alias"] = "x"
     assert "tools.search.alias: unknown key" in config_rejection(document)
 
 
@@ -92,13 +93,13 @@ def test_port_is_a_placeholder_of_http_backends_only() -> None:
 
 def test_a_mapped_argument_the_contract_tool_lacks_is_named() -> None:
     document = stdio_config()
-    document["tools"]["get"]["arguments"]["lines"] = "range"
+    object_at(document, "tools", "get", "arguments")["lines"] = "range"
     assert "tools.get maps unknown argument(s) ['lines']" in config_rejection(document)
 
 
 def test_a_tool_mapping_must_map_the_tools_required_argument() -> None:
     document = stdio_config()
-    document["tools"]["search"]["arguments"] = {"limit": "n"}
+    object_at(document, "tools", "search")["arguments"] = {"limit": "n"}
     assert "tools.search must map ['query']" in config_rejection(document)
 
 

@@ -10,6 +10,8 @@ from typing import Any
 from agentic.adapters.mcp.backend_config import BackendConfig
 from agentic.adapters.mcp.configured import configured_profile
 from agentic.adapters.mcp.profile import CallScope
+from agentic.contract.json_access import object_at
+from agentic.contract.strict_json import JsonObject
 from tests.support.backends import config_rejection, parse_config, stdio_config
 from tests.support.snapshots import make_task, snapshot_from
 
@@ -18,7 +20,7 @@ GREP_LINES = r"(?P<uri>[^:]+):(?P<line>\d+): ?(?P<text>.*)"
 
 def with_search(**changes: Any) -> dict[str, Any]:
     document = stdio_config()
-    document["tools"]["search"].update(changes)
+    object_at(document, "tools", "search").update(changes)
     return document
 
 
@@ -72,27 +74,27 @@ def test_a_transform_must_fit_its_argument() -> None:
 
 def test_a_transform_needs_its_argument_mapped() -> None:
     document = stdio_config()
-    document["tools"]["get"]["transforms"] = {"lineCount": "inclusive_end"}
+    object_at(document, "tools", "get")["transforms"] = {"lineCount": "inclusive_end"}
     assert "names 'lineCount', which is not mapped" in config_rejection(document)
 
 
 def test_drop_extension_is_for_paths() -> None:
-    document = {**stdio_config(), "ids": {"form": "permalink", "drop_extension": True}}
+    document: JsonObject = {**stdio_config(), "ids": {"form": "permalink", "drop_extension": True}}
     assert "drop_extension is for form 'path'" in config_rejection(document)
 
 
 def test_an_id_prefix_may_hold_only_the_corpus_placeholder() -> None:
-    document = {**stdio_config(), "ids": {"form": "path", "prefix": "{prepared}/"}}
+    document: JsonObject = {**stdio_config(), "ids": {"form": "path", "prefix": "{prepared}/"}}
     assert "ids.prefix may hold only the {corpus} placeholder" in config_rejection(document)
 
 
 def test_a_readiness_pattern_must_compile() -> None:
-    document = {**stdio_config(), "ready": {"not_ready": "[unclosed"}}
+    document: JsonObject = {**stdio_config(), "ready": {"not_ready": "[unclosed"}}
     assert "not_ready: not a regular expression" in config_rejection(document)
 
 
 def test_home_and_run_placeholders_fill_env_values() -> None:
-    document = {**stdio_config(), "env": {"HOME": "{home}", "TMP": "{run}/tmp"}}
+    document: JsonObject = {**stdio_config(), "env": {"HOME": "{home}", "TMP": "{run}/tmp"}}
     assert parse_config(document).env == {"HOME": "{home}", "TMP": "{run}/tmp"}
 
 
@@ -110,7 +112,7 @@ def test_the_run_placeholder_is_for_env_values_only() -> None:
 def mapped_search(search: dict[str, Any], arguments: dict[str, Any], tmp_path: Path) -> Any:
     """What the server is sent for a search with ``arguments``, under ``search`` settings."""
     document = stdio_config()
-    document["tools"]["search"].update(search)
+    object_at(document, "tools", "search").update(search)
     config = parse_config(document)
     snapshot = snapshot_from({"c0a1/page.md": "text\n"})
     profile = configured_profile(config, tmp_path, snapshot)

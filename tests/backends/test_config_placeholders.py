@@ -4,21 +4,22 @@ a conversion or a format spec, or when a template holds a NUL; plain placeholder
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agentic.adapters.mcp.backend_config import parse_backend_config
 from agentic.adapters.mcp.configured import configured_profile
 from agentic.cli import main
+from agentic.contract.json_access import array_at
+from agentic.contract.strict_json import JsonObject
 from tests.support.backends import config_rejection, config_text, stdio_config
 from tests.support.backends import write_config as write
 from tests.support.snapshots import snapshot_from
 
 
-def with_command_part(part: str) -> dict[str, Any]:
+def with_command_part(part: str) -> JsonObject:
     document = stdio_config()
-    document["command"] = [*document["command"], part]
+    document["command"] = [*array_at(document, "command"), part]
     return document
 
 
@@ -36,12 +37,12 @@ def test_the_refusal_names_the_placeholder_in_its_plain_form() -> None:
 
 
 def test_a_format_spec_in_a_prepare_step_is_refused() -> None:
-    document = {**stdio_config(), "prepare": ["tool", "{corpus:>9}"]}
+    document: JsonObject = {**stdio_config(), "prepare": ["tool", "{corpus:>9}"]}
     assert "prepare[1]: write {corpus} alone" in config_rejection(document)
 
 
 def test_a_conversion_in_an_env_value_is_refused() -> None:
-    document = {**stdio_config(), "env": {"INDEX": "{prepared!a}"}}
+    document: JsonObject = {**stdio_config(), "env": {"INDEX": "{prepared!a}"}}
     assert "env.INDEX: write {prepared} alone" in config_rejection(document)
 
 
@@ -54,12 +55,12 @@ def test_a_nul_in_a_command_is_refused() -> None:
 
 
 def test_a_nul_in_a_prepare_step_is_refused() -> None:
-    document = {**stdio_config(), "prepare": ["tool\0", "{corpus}"]}
+    document: JsonObject = {**stdio_config(), "prepare": ["tool\0", "{corpus}"]}
     assert "prepare[0]: holds a NUL character" in config_rejection(document)
 
 
 def test_a_nul_in_an_env_value_is_refused() -> None:
-    document = {**stdio_config(), "env": {"MODE": "fast\0slow"}}
+    document: JsonObject = {**stdio_config(), "env": {"MODE": "fast\0slow"}}
     assert "env.MODE: holds a NUL character" in config_rejection(document)
 
 
@@ -77,7 +78,7 @@ def test_the_cli_refuses_such_a_config_with_one_line_and_exit_2(
 
 
 def test_plain_placeholders_and_literal_braces_fill_as_paths(tmp_path: Path) -> None:
-    document = {
+    document: JsonObject = {
         **stdio_config(),
         "command": ["serve", "{corpus}", "--index={prepared}/x", "{config_dir}", "{{literal}}"],
     }

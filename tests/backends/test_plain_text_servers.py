@@ -13,6 +13,7 @@ import pytest
 
 from agentic.adapters.errors import AdapterCallError, AdapterError
 from agentic.catalog.load import load_catalog
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from tests.support.backends import SERVERS, TIMEOUT_S, attached, write_config
 from tests.support.tiny_fixture import TASK_A, corpus_path, document_bytes
@@ -122,7 +123,7 @@ def test_no_matches_is_an_empty_result(tmp_path: Path, tiny_fixture: Fixture) ->
 def test_a_whole_document_read_is_sliced_to_the_asked_range(
     tmp_path: Path, tiny_fixture: Fixture
 ) -> None:
-    arguments = {"uri": INCIDENT, "fromLine": 3, "lineCount": 2}
+    arguments: JsonObject = {"uri": INCIDENT, "fromLine": 3, "lineCount": 2}
     with attached(config(), tiny_fixture, tmp_path) as session:
         outcome = session.call("get", arguments, timeout_s=TIMEOUT_S)
     assert outcome.result.content == "Incident: INC-4827\nStatus: resolved after rollback."

@@ -21,6 +21,8 @@ from agentic.adapters.mcp.query_forms import (
     round_robin,
     split_query,
 )
+from agentic.contract.json_access import object_at
+from agentic.contract.strict_json import JsonObject
 from tests.support.backends import config_rejection, parse_config, stdio_config
 from tests.support.snapshots import make_task, snapshot_from
 
@@ -32,7 +34,7 @@ _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 
 def with_search(**changes: Any) -> dict[str, Any]:
     document = stdio_config()
-    document["tools"]["search"] = {
+    object_at(document, "tools")["search"] = {
         "name": "find", "arguments": {"query": "q", "collection": "scope"}, "results": GREP,
     } | changes  # fmt: skip
     return document
@@ -175,7 +177,7 @@ def test_a_split_query_is_one_ranking_per_word_each_asked_per_collection() -> No
     snapshot = snapshot_from({"c0a1/a.md": "x\n", "c0b2/b.md": "y\n"})
     binding = configured_profile(config, CONFIG_DIR, snapshot).binding("search")
     assert binding is not None and binding.fan_out is not None
-    schemas = {"find": {"properties": {"scope": {"type": "string"}}}}
+    schemas: dict[str, JsonObject] = {"find": {"properties": {"scope": {"type": "string"}}}}
     scope = CallScope(task=make_task(["c0a1", "c0b2"]), snapshot=snapshot, product_schemas=schemas)
     plan = binding.fan_out.split({"query": "north gateway"}, scope)
     assert plan == (

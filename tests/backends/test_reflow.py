@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentic.adapters.mcp.reflow import SpanMatch, align_reflowed, reflow_key
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from tests.backends.test_mapped import PAGE, config, lines_of, parse
 from tests.support.backends import SERVERS, TIMEOUT_S, attached
@@ -150,7 +151,7 @@ def test_without_the_key_a_rewrapped_snippet_counts_each_returned_line_unmatched
 def test_reflowed_snippets_from_a_real_server_are_evidence(
     tmp_path: Path, tiny_fixture: Fixture
 ) -> None:
-    document = {
+    document: JsonObject = {
         "id": "search-only",
         "transport": "stdio",
         "command": [sys.executable, str(SERVERS / "search_only_server.py"), "{corpus}", "snippets"],

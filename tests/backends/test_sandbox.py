@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters import sandbox
+from agentic.contract.json_access import array_at
+from agentic.contract.strict_json import JsonObject
 from tests.support.backends import (
     FAULTY_HTTP,
     agentic,
@@ -44,7 +46,7 @@ CHECKOUT_ORACLES = sorted(
 )
 
 
-def hostile_config(mode: str, marker: str, guesses: list[Path]) -> dict[str, object]:
+def hostile_config(mode: str, marker: str, guesses: list[Path]) -> JsonObject:
     return {
         "id": "hostile",
         "transport": "stdio",
@@ -177,7 +179,7 @@ def test_a_prepare_step_that_names_an_oracle_file_is_refused_in_one_line(
 ) -> None:
     monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
     oracle = sorted(tiny_fixture_dir.glob("oracles/*.json"))[0]
-    document = {
+    document: JsonObject = {
         **hostile_config("probe", "p", []),
         "prepare": [sys.executable, "-c", "pass", str(oracle)],
     }
@@ -195,7 +197,7 @@ def test_a_command_that_names_the_root_or_a_folder_holding_the_fixture_is_refuse
     monkeypatch.setenv("AGENTIC_ISOLATION", "bubblewrap")
     path = "/" if named == "/" else str(tiny_fixture_dir.parent)
     document = hostile_config("probe", "p", [])
-    document["command"] = [*document["command"], path]  # type: ignore[misc]
+    document["command"] = [*array_at(document, "command"), path]
     code, stderr = _run_config(tmp_path, tiny_fixture_dir, write_config(tmp_path / "c", document))
     assert code == 2
     assert stderr.count("\n") == 1, stderr

@@ -15,6 +15,7 @@ import pytest
 from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp.configured import mapping_statements, unmapped_tools
 from agentic.adapters.reads import READ_HASH_REASON
+from agentic.contract.strict_json import JsonArray
 from agentic.fixture.loader import Fixture
 from tests.support.backends import (
     SERVERS,
@@ -85,7 +86,7 @@ def test_a_get_is_the_snapshots_lines_with_a_kit_reads_provenance(
 def test_a_kit_read_is_noted_and_charges_the_server_no_invocation(
     tmp_path: Path, tiny_fixture: Fixture
 ) -> None:
-    uris = [INCIDENT, "gno://c0a1/d002.md"]
+    uris: JsonArray = [INCIDENT, "gno://c0a1/d002.md"]
     with attached(search_only(), tiny_fixture, tmp_path) as session:
         outcome = session.call("multi_get", {"uris": uris, "maxBytes": 60}, timeout_s=TIMEOUT_S)
     assert outcome.backend_invocations == 0

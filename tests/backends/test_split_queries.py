@@ -15,6 +15,7 @@ import pytest
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from tests.support.backends import SERVERS, TIMEOUT_S, attached
 
@@ -46,7 +47,7 @@ def search(
     document: dict[str, Any], fixture: Fixture, tmp_path: Path, query: str, limit: int = 10
 ) -> CallOutcome:
     with attached(document, fixture, tmp_path) as session:
-        arguments = {"query": query, "limit": limit}
+        arguments: JsonObject = {"query": query, "limit": limit}
         return session.call("search", arguments, timeout_s=TIMEOUT_S)
 
 

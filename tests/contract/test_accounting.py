@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from agentic.contract.accounting import accounting_issues
+from agentic.contract.json_access import object_at
 from agentic.contract.receipt import CanonicalReceipt, ToolResult
 from tests.support import documents as docs
 
@@ -16,7 +17,7 @@ HASH_C = "c" * 64
 
 def canonical() -> dict[str, Any]:
     """The canonical part of the documents' receipt: one delivered call, totals that agree."""
-    result: dict[str, Any] = docs.receipt()["canonical"]
+    result: dict[str, Any] = object_at(docs.receipt(), "canonical")
     return result
 
 

@@ -26,6 +26,8 @@ from agentic.contract import schemas
 from agentic.contract.base import is_date_time, is_full_date
 from agentic.contract.draft7 import Draft7, Violation
 from agentic.contract.errors import ContractError
+from agentic.contract.json_access import object_at
+from agentic.contract.strict_json import JsonObject
 from agentic.resources import fixtures_dir
 from agentic.tools import tool_definitions
 from tests.support.backends import REPO
@@ -254,7 +256,7 @@ def test_any_json_value_gets_the_violations_jsonschema_finds(
 @st.composite
 def tool_arguments(draw: st.DrawFn) -> tuple[str, Any]:
     tool = draw(st.sampled_from(tool_definitions()))
-    declared = list(tool["inputSchema"]["properties"])
+    declared = list(object_at(tool, "inputSchema", "properties"))
     keys = st.sampled_from([*declared, "extra"])
     values = json_values | st.sampled_from([1, 2.0, 0, "q", ["a"], []])
     return str(tool["name"]), draw(st.dictionaries(keys, values, max_size=4))
@@ -264,7 +266,9 @@ def tool_arguments(draw: st.DrawFn) -> tuple[str, Any]:
 @given(call=tool_arguments())
 def test_tool_arguments_get_the_violations_stock_jsonschema_finds(call: tuple[str, Any]) -> None:
     name, arguments = call
-    schema = next(tool["inputSchema"] for tool in tool_definitions() if tool["name"] == name)
+    schema = next(
+        object_at(tool, "inputSchema") for tool in tool_definitions() if tool["name"] == name
+    )
     expected = [theirs(error) for error in Draft7Validator(schema).iter_errors(arguments)]
 
     found = [ours(each) for each in Draft7(schema, source=name).iter_errors(arguments)]
@@ -354,7 +358,7 @@ def test_a_keyword_value_of_the_wrong_kind_refuses_the_schema() -> None:
 
 
 def test_a_local_ref_inside_another_resource_resolves_in_that_resource() -> None:
-    other = {
+    other: JsonObject = {
         "$id": "gno://other",
         "definitions": {"n": {"type": "integer"}},
         "$ref": "#/definitions/n",
@@ -365,7 +369,7 @@ def test_a_local_ref_inside_another_resource_resolves_in_that_resource() -> None
 
 
 def test_strict_integers_refuse_a_float_that_stock_draft_07_calls_an_integer() -> None:
-    schema = {"type": "integer"}
+    schema: JsonObject = {"type": "integer"}
 
     assert Draft7(schema, source="s").is_valid(2.0)
     assert not Draft7(schema, source="s", strict_integers=True).is_valid(2.0)
@@ -380,7 +384,7 @@ def test_a_trailing_dollar_anchors_at_the_very_end() -> None:
 
 
 def test_only_the_given_formats_are_asserted() -> None:
-    schema = {"properties": {"d": {"format": "date"}, "e": {"format": "email"}}}
+    schema: JsonObject = {"properties": {"d": {"format": "date"}, "e": {"format": "email"}}}
     validator = Draft7(schema, source="s", formats={"date": lambda value: value == "2026-12-06"})
 
     assert validator.is_valid({"d": "2026-12-06", "e": "not an address"})

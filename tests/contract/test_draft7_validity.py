@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from agentic.contract import schemas
 from agentic.contract.draft7 import Draft7
+from agentic.contract.json_access import object_at
+from agentic.contract.strict_json import JsonObject
 from agentic.tools import tool_definitions
 from tests.contract.test_draft7 import (
     EXAMPLES,
@@ -54,7 +56,9 @@ def test_any_json_value_gets_the_walks_answer(name: schemas.SchemaName, document
 @given(call=tool_arguments())
 def test_tool_arguments_get_the_walks_answer(call: tuple[str, Any]) -> None:
     name, arguments = call
-    schema = next(tool["inputSchema"] for tool in tool_definitions() if tool["name"] == name)
+    schema = next(
+        object_at(tool, "inputSchema") for tool in tool_definitions() if tool["name"] == name
+    )
 
     assert agrees(Draft7(schema, source=name), arguments)
 
@@ -70,7 +74,7 @@ def test_each_keyword_gets_the_walks_answer(
 
 
 def test_a_schema_that_refers_to_itself_is_compiled_once_and_terminates() -> None:
-    tree = {
+    tree: JsonObject = {
         "$id": "gno://tree",
         "type": "object",
         "properties": {"children": {"type": "array", "items": {"$ref": "#"}}},

@@ -112,6 +112,7 @@ def test_objects_nested_up_to_the_limit_are_accepted() -> None:
     value = parse_strict(text)
 
     for _ in range(MAX_DEPTH):
+        assert isinstance(value, dict)
         value = value["a"]
     assert value == 1
 

@@ -164,6 +164,7 @@ def test_nesting_up_to_the_limit_is_accepted() -> None:
     value = parse_strict(text)
 
     for _ in range(MAX_DEPTH - 1):
+        assert isinstance(value, list)
         value = value[0]
     assert value == []
 

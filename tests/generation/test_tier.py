@@ -90,9 +90,10 @@ def test_every_answer_is_repeated(mock_report: GenerationReport) -> None:
 
 
 def test_decomposition_is_the_difference_of_pass_rates(mock_report: GenerationReport) -> None:
-    parts = mock_report.decomposition.to_json()
-    assert parts["oracleMinusE2e"] == pytest.approx(parts["oracle"] - parts["e2e"])
-    assert parts["e2eMinusNoretrieval"] == pytest.approx(parts["e2e"] - parts["noretrieval"])
+    parts = mock_report.decomposition
+    assert parts.oracle is not None and parts.e2e is not None and parts.noretrieval is not None
+    assert parts.oracleMinusE2e == pytest.approx(parts.oracle - parts.e2e)
+    assert parts.e2eMinusNoretrieval == pytest.approx(parts.e2e - parts.noretrieval)
 
 
 def test_report_is_valid_and_byte_identical_across_runs(tiny_fixture_with_goldens: Fixture) -> None:

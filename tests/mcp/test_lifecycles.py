@@ -14,6 +14,7 @@ from agentic.adapters.errors import AdapterError
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.contract.receipt import Timing, TrajectoryReceipt
 from agentic.contract.report import Trial
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.runner.bounded import BoundedExecutor
 from agentic.runner.lifecycles import CohortContext, run_cold, run_warm
@@ -188,7 +189,7 @@ class FlakyAttach(RecordingAdapter):
         return super().attach(prepared, timeout_s=timeout_s)
 
 
-def _canonical(receipts: list[TrajectoryReceipt]) -> list[dict[str, object]]:
+def _canonical(receipts: list[TrajectoryReceipt]) -> list[JsonObject]:
     return [r.canonical.to_json() for r in receipts]
 
 

@@ -17,6 +17,7 @@ from agentic.adapters.lexical import LexicalAdapter
 from agentic.adapters.lexical_index import INDEX_FILE
 from agentic.adapters.mcp import reference
 from agentic.adapters.mcp.adapter import McpAdapter, McpSession
+from agentic.contract.json_access import objects_at
 from agentic.fixture.loader import Fixture
 from agentic.server import app
 from tests.support.mcp import TIMEOUT_S
@@ -81,7 +82,7 @@ def _call(
 def _observed(outcome: CallOutcome) -> dict[str, Any]:
     """Everything but the backend-hash reason, which names the backend."""
     result = outcome.result.to_json()
-    for item in result["evidence"]:
+    for item in objects_at(result, "evidence"):
         del item["backendHashUnavailableReason"]
     return {"result": result, "backendInvocations": outcome.backend_invocations}
 

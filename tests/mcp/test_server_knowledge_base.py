@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentic.adapters.lexical_index import INDEX_FILE, LexicalIndex, build_index
+from agentic.contract.json_access import number_at, objects_at
 from agentic.fixture.loader import Fixture
 from agentic.server.app import KnowledgeBase, ProductError, index_collections
 from tests.support.mcp import DOC_B, DOC_B_LINES
@@ -41,14 +42,14 @@ def test_a_read_past_the_end_serves_an_empty_range(kb: KnowledgeBase) -> None:
 def test_a_byte_cap_cuts_before_the_line_that_would_cross_it(kb: KnowledgeBase) -> None:
     cap = len(DOC_B_LINES[0].encode("utf-8")) + 1
     served = kb.multi_get([DOC_B, DRAFT], cap, line_numbers=False)
-    [document] = served["documents"]
+    [document] = objects_at(served, "documents")
     assert (served["requested"], served["returned"]) == (2, 1)
     assert (document["endLine"], document["truncated"]) == (2, True)  # line 2 is blank, free
 
 
 def test_search_scores_are_normalized_per_collection(kb: KnowledgeBase) -> None:
     found = kb.search("launch", ["c0b2"], None)
-    scores = [hit["score"] for hit in found["results"]]
+    scores = [number_at(hit, "score") for hit in objects_at(found, "results")]
     assert found["searched"] == ["c0b2"]
     assert max(scores) == 1.0 and min(scores) == 0.0
 

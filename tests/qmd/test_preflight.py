@@ -22,6 +22,7 @@ from agentic.adapters.qmd.lockfile import (
 from agentic.adapters.qmd.models import MODEL_CACHE_ENV, verify_models
 from agentic.contract.canonical import sha256_hex
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.resources import locks_dir
 from tests.support.qmd import write_fake_install
 
@@ -68,12 +69,12 @@ def test_a_lock_whose_tools_fingerprint_disagrees_is_invalid(lock: QmdLock) -> N
     assert _code(caught) == "qmd_lock_invalid"
 
 
-def _listed(lock: QmdLock) -> list[dict[str, object]]:
+def _listed(lock: QmdLock) -> list[JsonObject]:
     """Tools exactly as the lock pins them (schemas stand in by their fingerprints)."""
     return [{"name": t.name, "description": t.description, "inputSchema": {}} for t in lock.tools]
 
 
-def _lock_of(listed: list[dict[str, object]], lock: QmdLock) -> QmdLock:
+def _lock_of(listed: list[JsonObject], lock: QmdLock) -> QmdLock:
     pins = tool_pins(listed)
     return lock.model_copy(update={"tools": pins, "toolsFingerprint": tools_fingerprint(pins)})
 

@@ -17,6 +17,7 @@ from agentic.adapters.qmd import native
 from agentic.adapters.qmd.lockfile import load_qmd_lock
 from agentic.adapters.qmd.profiles import qmd_lex_profile
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.fixture.loader import Fixture
 from tests.support.processes import group_gone
 from tests.support.qmd import TASK_A, TASK_B, TIMEOUT_S, requires_qmd
@@ -76,14 +77,14 @@ def test_a_search_in_another_tasks_collection_is_refused(session_a: McpSession) 
 
 
 def test_a_get_serves_exact_lines_without_line_numbers(session_a: McpSession) -> None:
-    arguments = {"uri": DOC_A, "fromLine": 3, "lineCount": 1}
+    arguments: JsonObject = {"uri": DOC_A, "fromLine": 3, "lineCount": 1}
     outcome = session_a.call("get", arguments, timeout_s=TIMEOUT_S)
     assert outcome.result.content == "Incident: INC-4827"
     assert [(e.startLine, e.text) for e in outcome.result.evidence] == [(3, "Incident: INC-4827")]
 
 
 def test_multi_get_serves_documents_in_request_order(session_a: McpSession) -> None:
-    uris = ["gno://c0a1/d002.md", DOC_A]
+    uris: JsonArray = ["gno://c0a1/d002.md", DOC_A]
     outcome = session_a.call("multi_get", {"uris": uris}, timeout_s=TIMEOUT_S)
     first_seen = list(dict.fromkeys(e.uri for e in outcome.result.evidence))
     assert first_seen == uris

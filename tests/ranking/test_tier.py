@@ -14,6 +14,7 @@ import pytrec_eval
 from agentic.catalog.load import builtin_catalog
 from agentic.cli import main
 from agentic.contract.canonical import canonical_bytes
+from agentic.contract.json_access import str_at
 from agentic.fixture.loader import Fixture, load_fixture
 from agentic.ranking.goldens import load_goldens
 from agentic.ranking.report import build_report, report_bytes
@@ -154,15 +155,16 @@ def test_exported_trec_files_give_pytrec_eval_our_metrics(
     for item in report.runs[0].queries:
         if item.metrics is None:
             continue
-        ours = item.metrics.to_json()
+        ours = item.metrics
         if item.goldenId not in theirs:  # nothing retrieved: trec_eval skips the query
-            assert ours == {"recall": 0, "hitRate": 0, "mrr": 0, "ndcg": 0, "precision": 0}
+            zero = {"recall": 0, "hitRate": 0, "mrr": 0, "ndcg": 0, "precision": 0}
+            assert ours.to_json() == zero
             continue
         values = theirs[item.goldenId]
-        assert abs(ours["recall"] - values[f"recall_{k}"]) <= TOLERANCE
-        assert abs(ours["hitRate"] - values[f"success_{k}"]) <= TOLERANCE
-        assert abs(ours["mrr"] - values["recip_rank"]) <= TOLERANCE
-        assert abs(ours["ndcg"] - values[f"ndcg_cut_{k}"]) <= TOLERANCE
+        assert abs(ours.recall - values[f"recall_{k}"]) <= TOLERANCE
+        assert abs(ours.hitRate - values[f"success_{k}"]) <= TOLERANCE
+        assert abs(ours.mrr - values["recip_rank"]) <= TOLERANCE
+        assert abs(ours.ndcg - values[f"ndcg_cut_{k}"]) <= TOLERANCE
         checked += 1
     assert checked >= 3
 
@@ -244,4 +246,4 @@ def test_cli_refuses_to_rank_the_oracle_ceiling(
 
 def test_goldens_are_all_ranked(lexical_report: RankingReport) -> None:
     ranked = [q.goldenId for q in lexical_report.runs[0].queries]
-    assert ranked == sorted(g["id"] for g in tiny_goldens())
+    assert ranked == sorted(str_at(g, "id") for g in tiny_goldens())

@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentic.contract.canonical import fingerprint
+from agentic.contract.json_access import objects_at
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import BenchmarkReport, Preparation
 from agentic.contract.schemas import parse_and_load
@@ -57,7 +58,7 @@ def test_the_projection_holds_exactly_the_projected_fields(report: BenchmarkRepo
     assert set(projection(report)) == set(PROJECTED)
     assert set(projection(report, with_environment=False)) == set(PROJECTED) - {ENVIRONMENT_FIELD}
     assert report.preparations
-    for projected in projection(report)["preparations"]:
+    for projected in objects_at(projection(report), "preparations"):
         assert set(projected) == set(PREPARATION_PROJECTED)
     receipts = projection(report)["receipts"]
     assert receipts == [receipt.canonical.to_json() for receipt in report.receipts]

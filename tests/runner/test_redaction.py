@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentic.contract.canonical import ZERO_HASH
+from agentic.contract.json_access import member
 from agentic.contract.receipt import Capabilities, PairIdentity, Timing
 from agentic.fixture.loader import Fixture
 from agentic.runner.receipts import harness_failure_receipt, unknown_fingerprints
@@ -123,7 +124,9 @@ def test_a_setup_failure_receipt_carries_its_message_redacted() -> None:
         pair,
         code="cold_trial_setup_failed",
         message="AdapterError('listing tools: closed; stderr: API_KEY=abc123def456')",
-        capabilities=Capabilities.model_validate(documents.receipt()["canonical"]["capabilities"]),
+        capabilities=Capabilities.model_validate(
+            member(documents.receipt(), "canonical", "capabilities")
+        ),
         fingerprints=unknown_fingerprints(ZERO_HASH, ZERO_HASH, ZERO_HASH, None),
         preparation=Timing.unavailable("not prepared"),
     )

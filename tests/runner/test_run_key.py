@@ -15,10 +15,11 @@ import pytest
 from agentic.cli import main
 from agentic.contract.canonical import fingerprint
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from agentic.lane.journal import KEY_FILE_ENV, KeyRef
 
-RUN = {"kit": "0", "tasks": ["t1"]}
+RUN: JsonObject = {"kit": "0", "tasks": ["t1"]}
 
 
 def _key_file(path: Path, secret: bytes, mode: int = 0o600) -> Path:

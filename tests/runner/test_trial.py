@@ -10,6 +10,7 @@ import pytest
 
 from agentic.adapters.base import CallOutcome
 from agentic.contract.code_names import ErrorCodeName
+from agentic.contract.json_access import object_at
 from agentic.contract.steps import VisibleCall
 from agentic.runner.trial import TrialOutcome
 from agentic.tools import visible_bytes
@@ -41,8 +42,8 @@ def test_the_agent_sees_only_delivered_calls_without_backend_fields() -> None:
     agent = ScriptedAgent([tool_step(), final_step()])
     run_scripted(agent, ScriptedAdapter(always_ok))
     visible = agent.seen[1][0].result.to_json()
-    assert "backendSourceHash" not in visible["evidence"][0]
-    assert "backendHashUnavailableReason" not in visible["evidence"][0]
+    assert "backendSourceHash" not in object_at(visible, "evidence", 0)
+    assert "backendHashUnavailableReason" not in object_at(visible, "evidence", 0)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from agentic.contract.canonical import sha256_hex
+from agentic.contract.json_access import array_at
 from agentic.contract.report import ReplayPayload
 from agentic.scoring.capsule_payload import projection_valid, replay_payload_valid
 from tests.support.scoring import HASH_A, HASH_B, capsule_projection, payload_text
@@ -157,7 +158,7 @@ def test_an_allowed_variant_of_one_value_is_valid(case: tuple[Path, Any]) -> Non
 
 
 def test_several_evidence_tuples_are_each_checked() -> None:
-    good = capsule_projection()["e"][0]
+    good = array_at(capsule_projection(), "e", 0)
     bad = [*good[:10], "internet"]
 
     assert projection_valid(capsule_projection(e=[good, good])) is True

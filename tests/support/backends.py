@@ -20,6 +20,7 @@ from agentic.adapters.mcp.adapter import McpSession
 from agentic.adapters.mcp.backend_config import BackendConfig, parse_backend_config
 from agentic.catalog.load import load_catalog
 from agentic.contract.errors import ContractError
+from agentic.contract.json_access import str_at
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
 from tests.support.processes import group_gone
@@ -160,7 +161,7 @@ def attached(
     server's process group is gone after it."""
     path = write_config(tmp_path / "config", document)
     catalog = load_catalog((path,), plugins=False)
-    adapter = catalog.build_adapter(document["id"], fixture.snapshot, {})
+    adapter = catalog.build_adapter(str_at(document, "id"), fixture.snapshot, {})
     prepared = adapter.prepare(fixture.snapshot, tmp_path / "root", timeout_s=TIMEOUT_S)
     session = adapter.attach(prepared, timeout_s=TIMEOUT_S)
     assert isinstance(session, McpSession)

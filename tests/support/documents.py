@@ -211,7 +211,7 @@ def task_score() -> JsonObject:
 
 
 def report() -> JsonObject:
-    payload = {"canonicalJson": "{}", "sha256": HASH_A}
+    payload: JsonObject = {"canonicalJson": "{}", "sha256": HASH_A}
     return {
         "schemaVersion": "1.0",
         "benchmarkId": "agentic-retrieval@1",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agentic.contract.json_access import as_objects, objects_at, str_at
 from agentic.contract.strict_json import JsonObject
 
 MODEL_ID = "fake-model"
@@ -41,18 +42,18 @@ def tool_call_reply(name: str, arguments: str) -> Reply:
 
 
 def _last_evidence(body: JsonObject) -> JsonObject | None:
-    tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
+    tool_messages = [m for m in objects_at(body, "messages") if m["role"] == "tool"]
     if not tool_messages:
         return None
-    result = json.loads(tool_messages[-1]["content"])
-    evidence = result.get("evidence") or []
+    result: JsonObject = json.loads(str_at(tool_messages[-1], "content"))
+    evidence = as_objects(result.get("evidence") or [], "evidence")
     return evidence[0] if evidence else None
 
 
 def scripted_reply(body: JsonObject) -> Reply:
     """Search with the goal, then cite the first span seen for the first claim (or abstain)."""
-    if not any(m["role"] == "tool" for m in body["messages"]):
-        goal = body["messages"][1]["content"].splitlines()[0].removeprefix("Goal: ")
+    if not any(m["role"] == "tool" for m in objects_at(body, "messages")):
+        goal = str_at(body, "messages", 1, "content").splitlines()[0].removeprefix("Goal: ")
         return tool_call_reply("search", json.dumps({"query": goal}))
     evidence = _last_evidence(body)
     if evidence is None:
@@ -65,8 +66,9 @@ def scripted_reply(body: JsonObject) -> Reply:
         }
     else:
         citation = {k: evidence[k] for k in evidence if k != "text"}
-        line = evidence["text"].split("\n")[0]
-        claim_key = body["messages"][1]["content"].split("Claims:\n- ")[1].split(":")[0]
+        line = str_at(evidence, "text").split("\n")[0]
+        task_turn = str_at(body, "messages", 1, "content")
+        claim_key = task_turn.split("Claims:\n- ")[1].split(":")[0]
         envelope = {
             "schemaVersion": "1.0",
             "claims": [

@@ -16,6 +16,7 @@ from agentic.adapters.mcp.adapter import McpAdapter, McpSession
 from agentic.agents.base import AgentSession
 from agentic.contract.canonical import canonical_text, sha256_hex
 from agentic.contract.code_names import ErrorCodeName
+from agentic.contract.json_access import object_at
 from agentic.contract.receipt import Capabilities, ToolEvidence, ToolResult
 from agentic.contract.steps import VisibleCall
 from agentic.contract.strict_json import JsonObject
@@ -41,7 +42,7 @@ TASK_JSON: JsonObject = {
 
 
 def make_task(**budgets: int) -> AgentTask:
-    data = {**TASK_JSON, "budgets": {**TASK_JSON["budgets"], **budgets}}
+    data = {**TASK_JSON, "budgets": {**object_at(TASK_JSON, "budgets"), **budgets}}
     return AgentTask.model_validate(data)
 
 

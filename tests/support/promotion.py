@@ -13,7 +13,6 @@ from typing import Any
 
 from agentic.contract.receipt import CanonicalReceipt
 from agentic.contract.report import CapsuleReplay, Promotion, TaskScore
-from agentic.contract.strict_json import JsonObject
 from agentic.scoring.promotion import PromotionPair, ScoredPair, evaluate_promotion
 from tests.support.scoring import (
     bundle_call,
@@ -61,7 +60,7 @@ def scored(
 
 def baseline(**overrides: Any) -> ScoredPair:
     """The baseline side of a passing pair (one unsupported substantive claim)."""
-    figures: JsonObject = {
+    figures: dict[str, Any] = {
         "agent_calls": BASELINE_CALLS,
         "visible_bytes": BASELINE_BYTES,
         "unsupported": 1,
@@ -72,7 +71,7 @@ def baseline(**overrides: Any) -> ScoredPair:
 def candidate(**overrides: Any) -> ScoredPair:
     """The candidate side of a passing pair: one delivered evidence bundle, no unsupported
     claim."""
-    figures: JsonObject = {
+    figures: dict[str, Any] = {
         "agent_calls": CANDIDATE_CALLS,
         "visible_bytes": CANDIDATE_BYTES,
         "calls": [bundle_call()],

@@ -232,7 +232,7 @@ def abstention_envelope(key: str = "owner") -> FinalEnvelope:
     )
 
 
-CAPABILITIES = {
+CAPABILITIES: JsonObject = {
     "backendInvocationAccounting": True,
     "startupTiming": True,
     "modelLoadTiming": False,
@@ -290,7 +290,7 @@ def make_receipt(
         "finalEnvelope": None if not isinstance(final, FinalEnvelope) else final.to_json(),
         "stopReason": final.stopReason if isinstance(final, FinalEnvelope) else "error",
         "failure": {"class": failure_class, "code": failure_code, "redactedMessage": None},
-        "fingerprints": fingerprints(**(fingerprint_overrides or {})),
+        "fingerprints": dict(fingerprints(**(fingerprint_overrides or {}))),
     }
     return CanonicalReceipt.model_validate(data | overrides)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
 
 Draw = st.DrawFn
 
@@ -54,6 +54,13 @@ def _unique_list(elements: st.SearchStrategy[Any], *, min_size: int = 0) -> Any:
 
 def _nullable(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.none() | strategy
+
+
+def _json_lists(
+    elements: st.SearchStrategy[JsonValue], *, max_size: int
+) -> st.SearchStrategy[JsonArray]:
+    """``st.lists`` as JSON arrays: a ``list[str]`` is no ``JsonArray`` (a list is invariant)."""
+    return st.lists(elements, max_size=max_size)
 
 
 @st.composite
@@ -176,14 +183,14 @@ def oracles(draw: Draw) -> JsonObject:
 
 @st.composite
 def envelopes(draw: Draw) -> JsonObject:
-    claim = st.fixed_dictionaries(
+    claim: st.SearchStrategy[JsonObject] = st.fixed_dictionaries(
         {
             "claimKey": claim_keys,
             "value": claim_values(),
-            "citations": st.lists(evidences(), max_size=2),
+            "citations": _json_lists(evidences(), max_size=2),
         }
     )
-    gap = st.fixed_dictionaries(
+    gap: st.SearchStrategy[JsonObject] = st.fixed_dictionaries(
         {
             "claimKey": claim_keys,
             "reason": st.sampled_from(
@@ -193,8 +200,8 @@ def envelopes(draw: Draw) -> JsonObject:
     )
     return {
         "schemaVersion": "1.0",
-        "claims": draw(st.lists(claim, max_size=3)),
-        "gaps": draw(st.lists(gap, max_size=2)),
+        "claims": draw(_json_lists(claim, max_size=3)),
+        "gaps": draw(_json_lists(gap, max_size=2)),
         "abstained": draw(st.booleans()),
         "stopReason": draw(stop_reasons),
     }
@@ -219,7 +226,7 @@ def tool_results(draw: Draw) -> JsonObject:
         "status": status,
         "resultRole": draw(st.sampled_from(["candidates", "source", "evidence_bundle"])),
         "content": draw(texts),
-        "evidence": draw(st.lists(tool_evidences(), max_size=2)),
+        "evidence": draw(_json_lists(tool_evidences(), max_size=2)),
         "errorCode": None if status == "ok" else draw(non_empty_texts),
     }
 
@@ -292,12 +299,12 @@ def receipts(draw: Draw) -> JsonObject:
         "fingerprints": {name: draw(sha256) for name in fingerprint_names},
     }
     timing_names = ("preparation", "startup", "modelLoad", "tool", "driver", "endToEnd")
-    observations = {
+    observations: JsonObject = {
         "recordedAt": draw(date_times),
         "timings": {name: draw(timings()) for name in timing_names},
         "process": draw(processes()),
-        "tempPaths": draw(st.lists(texts, max_size=2)),
-        "diagnostics": draw(st.lists(texts, max_size=2)),
+        "tempPaths": draw(_json_lists(texts, max_size=2)),
+        "diagnostics": draw(_json_lists(texts, max_size=2)),
     }
     return {"schemaVersion": "1.0", "canonical": canonical, "observations": observations}
 
@@ -373,7 +380,7 @@ def _promotions(draw: Draw) -> JsonObject:
     return {
         "passed": draw(st.booleans()),
         "pairCount": draw(non_negative_ints),
-        "failures": draw(st.lists(texts, max_size=2)),
+        "failures": draw(_json_lists(texts, max_size=2)),
         "metrics": metrics,
     }
 
@@ -406,7 +413,7 @@ def _environments(draw: Draw) -> JsonObject:
 @st.composite
 def reports(draw: Draw) -> JsonObject:
     detail_values = st.none() | st.booleans() | numbers | texts
-    preparation = st.fixed_dictionaries(
+    preparation: st.SearchStrategy[JsonObject] = st.fixed_dictionaries(
         {
             "adapterId": texts,
             "corpusFingerprint": sha256,
@@ -439,15 +446,15 @@ def reports(draw: Draw) -> JsonObject:
         "canonicalFingerprint": draw(sha256),
         "fixtureFingerprint": draw(sha256),
         "environment": draw(_environments()),
-        "methodology": draw(st.lists(texts, max_size=2)),
-        "limitations": draw(st.lists(texts, max_size=2)),
-        "preparations": draw(st.lists(preparation, max_size=2)),
+        "methodology": draw(_json_lists(texts, max_size=2)),
+        "limitations": draw(_json_lists(texts, max_size=2)),
+        "preparations": draw(_json_lists(preparation, max_size=2)),
         "attemptedPairs": draw(non_negative_ints),
         "scoredPairs": draw(non_negative_ints),
-        "exclusions": draw(st.lists(exclusion, max_size=2)),
-        "receipts": draw(st.lists(receipts(), max_size=1)),  # receipts are tested on their own
-        "scores": draw(st.lists(score, max_size=2)),
-        "capsuleReplays": draw(st.lists(replay, max_size=1)),
+        "exclusions": draw(_json_lists(exclusion, max_size=2)),
+        "receipts": draw(_json_lists(receipts(), max_size=1)),  # receipts are tested on their own
+        "scores": draw(_json_lists(score, max_size=2)),
+        "capsuleReplays": draw(_json_lists(replay, max_size=1)),
         "promotion": draw(_nullable(_promotions())),
     }
     if draw(st.booleans()):  # our optional extension

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.json_access import as_objects, as_str
+from agentic.contract.strict_json import JsonArray, JsonObject
 
 TASK_A = "t0000a01"
 TASK_B = "t0000b02"
@@ -42,7 +43,7 @@ CUES: JsonObject = {
     },
 }
 
-INSTRUCTIONS = [
+INSTRUCTIONS: JsonArray = [
     "Return only the declared structured claims or gaps.",
     "Cite exact evidence spans and abstain when required evidence is absent.",
 ]
@@ -145,10 +146,10 @@ def _task(
 
 def _oracle(
     task_id: str,
-    claims: list[JsonObject],
+    claims: JsonArray,
     *,
     budgets: tuple[int, int],
-    missing: list[str] | None = None,
+    missing: JsonArray | None = None,
     scope: str | None = None,
     abstain: bool = False,
     fail_on_unexpected: bool = False,
@@ -175,8 +176,8 @@ def _claim(
     value: Any,
     normalizer: str,
     *,
-    required: list[JsonObject],
-    forbidden: list[JsonObject] | None = None,
+    required: JsonArray,
+    forbidden: JsonArray | None = None,
 ) -> JsonObject:
     return {
         "claimKey": key,
@@ -288,17 +289,22 @@ def refresh_manifest(root: Path) -> JsonObject:
     test can catch it.
     """
     manifest: JsonObject = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    records = []
-    for entry in manifest["files"]:
-        entry["sha256"] = sha256_hex((root / entry["path"]).read_bytes())
+    records: list[dict[str, str]] = []
+    for entry in as_objects(manifest["files"], "files"):
+        path = as_str(entry["path"], "path")
+        entry["sha256"] = digest = sha256_hex((root / path).read_bytes())
         if entry["kind"] == "corpus":
-            prefix = f"corpus/{entry['taskId']}/{entry['collection']}/"
+            task_id, collection = (
+                as_str(entry["taskId"], "taskId"),
+                as_str(entry["collection"], "collection"),
+            )
+            prefix = f"corpus/{task_id}/{collection}/"
             records.append(
                 {
-                    "taskId": entry["taskId"],
-                    "collection": entry["collection"],
-                    "relPath": entry["path"][len(prefix) :],
-                    "sourceHash": entry["sha256"],
+                    "taskId": task_id,
+                    "collection": collection,
+                    "relPath": path[len(prefix) :],
+                    "sourceHash": digest,
                 }
             )
     records.sort(

@@ -28,6 +28,7 @@ from agentic.adapters.mcp.mapped import DEFAULT_LIMIT, MappedReplies
 from agentic.adapters.mcp.preparation import fill_placeholders
 from agentic.adapters.mcp.server_ids import ServerIds
 from agentic.adapters.reads import TaskScope
+from agentic.contract.json_access import as_array, as_int, as_object
 from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
 
 # What a regex-escaped query escapes: the metacharacters of POSIX extended and Rust/PCRE
@@ -47,7 +48,7 @@ def _declares_array(schema: object) -> bool:
 
 def _scope_value(
     arguments: JsonObject, scope: profile.CallScope, property_schema: JsonValue
-) -> str | list[str] | None:
+) -> str | JsonArray | None:
     named = arguments.get("collection")  # inside the task's scope: checked by map_arguments
     if _declares_array(property_schema):
         return [str(named)] if named is not None else list(scope.collections)
@@ -127,7 +128,7 @@ def _next_page(paging: Paging, mapped: MappedReplies) -> profile.NextPage:
             read = [mapped.page_read(arguments, scope, raw) for raw in pages]
         except AdapterCallError:
             return None  # an error reply, or one the config cannot read: the parse reports it
-        limit = int(arguments.get("limit", DEFAULT_LIMIT))
+        limit = as_int(arguments.get("limit", DEFAULT_LIMIT), "limit")
         if not paging_rule.more_pages(read, limit, paging.max_pages):
             return None
         following = copy.deepcopy(first)
@@ -150,7 +151,7 @@ def _put(arguments: JsonObject, name: str, value: JsonValue) -> None:
         holder.extend({} for _ in range(index + 1 - len(holder)))
         holder[index] = value
     else:
-        holder[last] = value
+        as_object(holder, f"the server argument holding {last!r}")[last] = value
 
 
 def _child(holder: JsonValue, part: str, kind: type[JsonArray] | type[JsonObject]) -> JsonValue:
@@ -158,7 +159,7 @@ def _child(holder: JsonValue, part: str, kind: type[JsonArray] | type[JsonObject
         index = int(part)
         holder.extend(kind() for _ in range(index + 1 - len(holder)))
         return holder[index]
-    return holder.setdefault(part, kind())
+    return as_object(holder, f"the server argument holding {part!r}").setdefault(part, kind())
 
 
 def fixed_arguments(mapping: ToolMapping, config_dir: Path) -> Callable[[Path | None], JsonObject]:
@@ -189,7 +190,7 @@ def argument_mapper(
         # otherwise be asked anyway, and its results in the named collection kept.
         if arguments.get("collection") is not None:
             task_scope.check_collection(str(arguments["collection"]))
-        for uri in [arguments.get("uri"), *arguments.get("uris", [])]:
+        for uri in [arguments.get("uri"), *as_array(arguments.get("uris", []), "uris")]:
             if uri is not None:
                 task_scope.check_uri(str(uri))
         schema = scope.product_schemas.get(mapping.name, {})
@@ -197,13 +198,14 @@ def argument_mapper(
         product: JsonObject = {}
         for contract_name, server_name in mapping.arguments.items():
             if contract_name == "collection":
-                value = _scope_value(arguments, scope, properties.get(server_name))
-                if value is not None:
-                    _put(product, server_name, value)
+                scoped = _scope_value(arguments, scope, properties.get(server_name))
+                if scoped is not None:
+                    _put(product, server_name, scoped)
             elif contract_name == "lineCount" and transforms.get("lineCount") == "inclusive_end":
                 if "lineCount" in arguments:
-                    first = int(arguments.get("fromLine", 1))
-                    _put(product, server_name, first + int(arguments["lineCount"]) - 1)
+                    first = as_int(arguments.get("fromLine", 1), "fromLine")
+                    last = first + as_int(arguments["lineCount"], "lineCount") - 1
+                    _put(product, server_name, last)
             elif contract_name in arguments:
                 value = arguments[contract_name]
                 if contract_name == "query" and transforms.get("query") == "regex_escape":

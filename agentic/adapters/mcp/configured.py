@@ -53,6 +53,7 @@ from agentic.adapters.mcp.server_ids import ServerIds, document_ids
 from agentic.adapters.mcp.snapshot_reads import snapshot_reads
 from agentic.contract.canonical import canonical_text
 from agentic.contract.credentials import SECRET
+from agentic.contract.json_access import as_array, as_object
 from agentic.contract.receipt import Capabilities
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
@@ -193,7 +194,7 @@ def _multi_get_by_get(
     mapper = argument_mapper(mapping, config_dir, ids)
 
     def split(arguments: JsonObject, scope: profile.CallScope) -> profile.Plan | None:
-        return (tuple(mapper({"uri": uri}, scope) for uri in arguments["uris"]),)
+        return (tuple(mapper({"uri": uri}, scope) for uri in as_array(arguments["uris"], "uris")),)
 
     return profile.ToolBinding(
         "multi_get",
@@ -327,7 +328,7 @@ def _identity_dump(config: BackendConfig) -> JsonObject:
     changed token is the same backend, and a fingerprint must not let a short one be guessed)."""
     dump: JsonObject = config.model_dump(mode="json")
     for name in config.secret_env:
-        dump["env"][name] = SECRET
+        as_object(dump["env"], "env")[name] = SECRET
     return dump
 
 

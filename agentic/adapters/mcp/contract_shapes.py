@@ -29,6 +29,7 @@ from agentic.adapters.errors import AdapterCallError
 from agentic.adapters.mcp import profile, results
 from agentic.adapters.reads import nonblank_evidence, read_content
 from agentic.contract.canonical import canonical_text
+from agentic.contract.json_access import as_array, as_int, as_strs
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
 from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
@@ -87,9 +88,10 @@ def _hits_document(raw: profile.RawResult) -> JsonValue:
     if raw.structured is not None:
         return raw.structured
     try:
-        return json.loads(raw.text)
+        value: JsonValue = json.loads(raw.text)
     except ValueError:
         raise results.invalid("the result is neither structured content nor JSON text") from None
+    return value
 
 
 def _range_lines(text: str, count: int) -> tuple[str, ...]:
@@ -154,7 +156,7 @@ def align(file: CorpusFile, lines: Sequence[str], prefer: int = 1) -> int | None
 def _resource_items(call: profile.ParseInput, scoped: bool) -> tuple[list[Item], int]:
     if call.raw.is_error:
         raise results.invalid(f"{call.tool}: error result")
-    prefer = int(call.arguments.get("fromLine", 1))
+    prefer = as_int(call.arguments.get("fromLine", 1), "fromLine")
     items = []
     dropped = 0
     for resource in call.raw.resources:
@@ -187,7 +189,7 @@ def _read_items(call: profile.ParseInput, items: list[Item]) -> list[Item]:
     requested = (
         [str(call.arguments["uri"])]
         if call.tool == "get"
-        else [str(uri) for uri in call.arguments["uris"]]
+        else as_strs(call.arguments["uris"], "uris")
     )
     served = [item.file.uri for item in items]
     if served != requested:
@@ -250,13 +252,13 @@ def parser(
         items = _read_items(call, items)
         if call.tool == "multi_get":
             max_bytes = call.arguments.get("maxBytes")
-            items = _cut(items, None if max_bytes is None else int(max_bytes))
+            items = _cut(items, None if max_bytes is None else as_int(max_bytes, "maxBytes"))
         # Contract v1.0: a read's content is its evidence texts (the served lines that equal the
         # snapshot, blank lines never) joined by LF, whatever else the server sent.
         content = read_content([evidence for item in items for evidence in item.evidence])
         outcome = _outcome("source", content, items)
         if call.tool == "multi_get" and emulated:
-            note = f"multi_get emulated: {len(call.arguments['uris'])} get calls"
+            note = f"multi_get emulated: {len(as_array(call.arguments['uris'], 'uris'))} get calls"
             return replace(outcome, diagnostics=(*outcome.diagnostics, note))
         return outcome
 

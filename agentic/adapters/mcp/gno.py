@@ -46,6 +46,7 @@ from agentic.adapters.reads import TaskScope, line_evidence
 from agentic.adapters.sandbox import View
 from agentic.contract.canonical import canonical_text
 from agentic.contract.code_names import ErrorCodeName, RelayedCode
+from agentic.contract.json_access import as_array, as_object
 from agentic.contract.receipt import ToolEvidence, ToolResult
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.snapshot import CorpusFile, CorpusSnapshot
@@ -196,7 +197,7 @@ def _task_scope(scope: profile.CallScope) -> TaskScope:
 
 def map_search(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     mapped = {key: value for key, value in arguments.items() if key != "filters"}
-    for key, value in dict(arguments.get("filters") or {}).items():
+    for key, value in as_object(arguments.get("filters") or {}, "filters").items():
         if key not in FILTER_KEYS or key in mapped:
             raise AdapterCallError(
                 "gno_filter_unsupported", "product_error", f"GNO cannot map filter {key!r}"
@@ -223,7 +224,7 @@ def map_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
 
 
 def map_multi_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
-    for uri in arguments["uris"]:
+    for uri in as_array(arguments["uris"], "uris"):
         _task_scope(scope).check_uri(str(uri))
     rest = {key: value for key, value in arguments.items() if key != "uris"}
     return {"refs": arguments["uris"], **rest, "lineNumbers": False}

@@ -44,6 +44,7 @@ from agentic.adapters.mcp.replies import Hit, read_reply
 from agentic.adapters.mcp.server_ids import ServerIds
 from agentic.adapters.reads import line_evidence, nonblank_evidence, read_content, scope_violation
 from agentic.contract.canonical import canonical_text
+from agentic.contract.json_access import as_int, as_strs
 from agentic.contract.jsrules import is_blank
 from agentic.contract.receipt import ToolEvidence
 from agentic.contract.strict_json import JsonObject
@@ -146,7 +147,7 @@ class MappedReplies:
         else:
             kept = [found for ranking in rankings for found in ranking]
         # Only what the agent is shown is aligned (and counted): the first ``limit`` hits.
-        limit = int(call.arguments.get("limit", DEFAULT_LIMIT))
+        limit = as_int(call.arguments.get("limit", DEFAULT_LIMIT), "limit")
         reflowed = reading.reflowed is True
         located = [_aligned(file, hit, tally, reflowed) for file, hit in kept[:limit]]
         shown = [_shown(item) for item in located]
@@ -204,7 +205,7 @@ class MappedReplies:
         evidence = [e for uri in requested for e in _in_range(call, _ordered(by_uri[uri]))]
         max_bytes = call.arguments.get("maxBytes")
         if call.tool == "multi_get" and max_bytes is not None:
-            evidence = _cut(evidence, int(max_bytes))
+            evidence = _cut(evidence, as_int(max_bytes, "maxBytes"))
         notes = tally.notes()
         if call.tool == "multi_get" and self.emulated_multi_get:
             notes.append(f"multi_get emulated: {len(requested)} get calls")
@@ -379,7 +380,7 @@ def _shown(item: Located) -> JsonObject:
 def _requested(call: ParseInput) -> list[str]:
     if call.tool == "get":
         return [str(call.arguments["uri"])]
-    return [str(uri) for uri in call.arguments["uris"]]
+    return as_strs(call.arguments["uris"], "uris")
 
 
 def _ordered(evidence: list[ToolEvidence]) -> list[ToolEvidence]:
@@ -392,9 +393,9 @@ def _in_range(call: ParseInput, evidence: list[ToolEvidence]) -> list[ToolEviden
     """A ``get``'s evidence within the lines the agent asked for, whatever the server sent."""
     if call.tool != "get":
         return evidence
-    first = int(call.arguments.get("fromLine", 1))
+    first = as_int(call.arguments.get("fromLine", 1), "fromLine")
     count = call.arguments.get("lineCount")
-    last = None if count is None else first + int(count) - 1
+    last = None if count is None else first + as_int(count, "lineCount") - 1
     return [e for e in evidence if e.startLine >= first and (last is None or e.endLine <= last)]
 
 

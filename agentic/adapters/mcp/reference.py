@@ -49,8 +49,9 @@ from agentic.adapters.reads import (
 )
 from agentic.contract.canonical import canonical_text
 from agentic.contract.code_names import RelayedCode
+from agentic.contract.json_access import as_array, as_number, as_strs
 from agentic.contract.receipt import ToolEvidence
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 ADAPTER_ID = ids.MCP_REFERENCE
@@ -124,6 +125,7 @@ def _task_scope(scope: profile.CallScope) -> TaskScope:
 
 def map_search(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
     collection = arguments.get("collection")
+    collections: JsonArray
     if collection is None:
         collections = list(scope.collections)
     else:
@@ -143,7 +145,7 @@ def map_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
 
 
 def map_multi_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject:
-    for uri in arguments["uris"]:
+    for uri in as_array(arguments["uris"], "uris"):
         _task_scope(scope).check_uri(str(uri))
     keys: tuple[str, ...] = ("uris", "maxBytes")
     product = {key: arguments[key] for key in keys if key in arguments}
@@ -154,7 +156,7 @@ def map_multi_get(arguments: JsonObject, scope: profile.CallScope) -> JsonObject
 
 
 def _search(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
-    requested: list[str] = call.product_arguments["collections"]
+    requested = as_strs(call.product_arguments["collections"], "collections")
     searched = [
         results.as_str(c, "searched collection")
         for c in results.as_list(structured.get("searched"), "searched")
@@ -183,7 +185,7 @@ def _search(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
         lines = results.served_lines(
             results.as_str(hit.get("text"), f"{what}.text"), start, end, what
         )
-        if min_score is not None and score < float(min_score):
+        if min_score is not None and score < as_number(min_score, "minScore"):
             continue
         found, mismatched = results.matching_evidence(file, start, lines, SEARCH_REASON)
         evidence.extend(found)
@@ -214,7 +216,7 @@ def _get(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
 
 
 def _multi_get(call: profile.ParseInput, structured: JsonObject) -> CallOutcome:
-    uris: list[str] = call.product_arguments["uris"]
+    uris = as_strs(call.product_arguments["uris"], "uris")
     if results.as_int(structured.get("requested"), "requested") != len(uris):
         raise results.invalid("multi_get reports another request size")
     documents = results.as_list(structured.get("documents"), "documents")

@@ -103,9 +103,10 @@ def _json(raw: RawResult, text: str) -> JsonValue:
     if raw.structured is not None:
         return raw.structured
     try:
-        return json.loads(text)
+        value: JsonValue = json.loads(text)
     except ValueError:
         raise results.invalid("the reply is neither structured content nor JSON text") from None
+    return value
 
 
 def _parsed(value: JsonValue, where: str) -> JsonValue:
@@ -113,9 +114,10 @@ def _parsed(value: JsonValue, where: str) -> JsonValue:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        parsed: JsonValue = json.loads(value)
     except ValueError:
         raise results.invalid(f"{where} is text that is not JSON") from None
+    return parsed
 
 
 def _step(value: JsonValue, key: str, where: str) -> JsonValue:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from agentic.adapters import reads
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.mcp.profile import CallScope, KitTool
+from agentic.contract.json_access import as_array
 from agentic.contract.strict_json import JsonObject
 
 # One note per read the kit answered, in the receipt's diagnostics.
@@ -32,7 +33,7 @@ def _read(tool: str) -> KitTool:
         task_scope = reads.TaskScope(task_id=scope.task.taskId, collections=scope.collections)
         # No deadline: the snapshot is in memory, and the read is bounded by its documents.
         outcome = serve(reads.SnapshotReader(scope.snapshot), task_scope, arguments, None)
-        count = 1 if tool == "get" else len(arguments["uris"])
+        count = 1 if tool == "get" else len(as_array(arguments["uris"], "uris"))
         note = KIT_READ_NOTE.format(tool=tool, count=count)
         # The server did no work for it: no backend invocations are charged to it.
         return replace(outcome, backend_invocations=0, diagnostics=(note,))

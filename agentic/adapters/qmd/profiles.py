@@ -68,7 +68,8 @@ from agentic.adapters.qmd.plan import plan_lex
 from agentic.adapters.reads import TaskScope
 from agentic.contract.canonical import ZERO_HASH, canonical_text, sha256_hex
 from agentic.contract.errors import ContractError
-from agentic.contract.strict_json import JsonObject
+from agentic.contract.json_access import as_array, as_int, as_strs
+from agentic.contract.strict_json import JsonArray, JsonObject
 from agentic.fixture.snapshot import CorpusSnapshot
 
 LEX_ID = ids.QMD_LEX
@@ -155,7 +156,7 @@ class QmdMode:
         collections = searched_collections(arguments, scope)
         names = [native.collection_name(c) for c in collections]
         query = str(arguments["query"])
-        product: JsonObject = {"collections": names}
+        product: JsonObject = {"collections": list(names)}
         if self.full:
             product["query"] = query
             product["rerank"] = bool(arguments.get("rerank", True))
@@ -187,8 +188,8 @@ class QmdMode:
                 call.raw.resources,
                 scope=call.scope,
                 uri=str(call.arguments["uri"]),
-                start=int(call.arguments.get("fromLine", 1)),
-                count=None if count is None else int(count),
+                start=as_int(call.arguments.get("fromLine", 1), "fromLine"),
+                count=None if count is None else as_int(count, "lineCount"),
             )
         if call.raw.text:  # qmd reports a missing or skipped document as a text item
             raise error_result(call.tool, call.raw)
@@ -196,8 +197,8 @@ class QmdMode:
         return results.multi_get_outcome(
             call.raw.resources,
             scope=call.scope,
-            uris=[str(uri) for uri in call.arguments["uris"]],
-            max_bytes=None if max_bytes is None else int(max_bytes),
+            uris=as_strs(call.arguments["uris"], "uris"),
+            max_bytes=None if max_bytes is None else as_int(max_bytes, "maxBytes"),
         )
 
     # -- readiness -----------------------------------------------------------------------------
@@ -205,10 +206,10 @@ class QmdMode:
     def probe_arguments(self, scope: CallScope) -> JsonObject:
         """A real query on the task's first collection, made of the goal's first plain word."""
         words = _PROBE_WORD.findall(scope.task.brief.goal)
-        names = [native.collection_name(scope.collections[0])]
+        names: JsonArray = [native.collection_name(scope.collections[0])]
         if self.full:
             return {"query": " ".join(words[:8]) or "document", "collections": names, "limit": 1}
-        search = {"type": "lex", "query": (words or ["document"])[0]}
+        search: JsonObject = {"type": "lex", "query": (words or ["document"])[0]}
         return {"searches": [search], "collections": names, "rerank": False, "limit": 1}
 
     def profile(self) -> McpProfile:
@@ -269,7 +270,7 @@ def map_get(arguments: JsonObject, scope: CallScope) -> JsonObject:
 
 
 def map_multi_get(arguments: JsonObject, scope: CallScope) -> JsonObject:
-    files = [qmd_file(str(uri), scope) for uri in arguments["uris"]]
+    files = [qmd_file(str(uri), scope) for uri in as_array(arguments["uris"], "uris")]
     return {"pattern": ",".join(files), "maxBytes": QMD_READ_MAX_BYTES, "lineNumbers": False}
 
 

@@ -14,6 +14,7 @@ from agentic.adapters.mcp.client import ConnectionLimits, first_result_seconds
 from agentic.adapters.mcp.process import ChildSpec
 from agentic.adapters.qmd import native
 from agentic.contract.errors import ContractError
+from agentic.contract.strict_json import JsonObject
 
 
 def cold_start_seconds(
@@ -26,7 +27,7 @@ def cold_start_seconds(
         settings = native.RunSettings.load(root)
         env = native.run_environment(root, run_root)
         spec = ChildSpec(settings.argv("mcp"), env, run_root, native.run_view(root, run_root))
-        arguments = {
+        arguments: JsonObject = {
             "searches": [{"type": "lex", "query": query}],
             "collections": [native.collection_name(collection)],
             "rerank": False,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from agentic.contract.errors import AgenticError, ContractError
+from agentic.contract.json_access import as_array
 from agentic.contract.receipt import TrajectoryReceipt
 from agentic.contract.report import Preparation
 from agentic.contract.schemas import load_document
@@ -250,10 +251,12 @@ def _parsed(payload: Mapping[str, JsonValue]) -> RunResult:
     def receipts(name: str) -> list[TrajectoryReceipt]:
         return [
             load_document("trajectory-receipt", item, source=f"a worker's {name}")
-            for item in payload[name]
+            for item in as_array(payload[name], name)
         ]
 
-    preparations = [Preparation.model_validate(p) for p in payload["preparations"]]
+    preparations = [
+        Preparation.model_validate(p) for p in as_array(payload["preparations"], "preparations")
+    ]
     scored, again = receipts("receipts"), receipts("replayReceipts")
     return RunResult(tuple(preparations), tuple(scored), (), tuple(again))
 
