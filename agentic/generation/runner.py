@@ -33,7 +33,7 @@ from agentic.generation.schema import (
     Mode,
     SourceRecord,
 )
-from agentic.ranking.goldens import Golden, GoldenSet
+from agentic.ranking.goldens import Golden, GoldenSet, recorded_tags
 from agentic.ranking.retrieval import Searcher, open_searcher
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
 
@@ -95,7 +95,7 @@ class GenerationSettings:
             repeats=self.repeats,
             adapter=self.adapter_id,
             k=self.k,
-            tags=tuple(sorted(self.tags)) if self.tags is not None else None,
+            tags=recorded_tags(self.tags),
             limit=self.limit,
             seed=self.seed,
         )
