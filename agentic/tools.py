@@ -155,16 +155,8 @@ def _as_int(value: object) -> int:
 
 def _visible(evidence: ToolEvidence) -> VisibleEvidence:
     """The coordinate and text of one evidence item; its backend fields stay behind."""
-    return VisibleEvidence(
-        uri=evidence.uri,
-        sourceHash=evidence.sourceHash,
-        startLine=evidence.startLine,
-        endLine=evidence.endLine,
-        spanHash=evidence.spanHash,
-        sourceHashProvenance=evidence.sourceHashProvenance,
-        spanHashProvenance=evidence.spanHashProvenance,
-        text=evidence.text,
-    )
+    # Each field of the visible model is read from the evidence attribute of the same name.
+    return VisibleEvidence.model_validate(evidence, from_attributes=True)
 
 
 def project_result(result: ToolResult) -> VisibleResult:

@@ -24,6 +24,8 @@ from functools import cache
 from pathlib import Path
 from typing import get_args
 
+import pytest
+
 from agentic.contract.code_names import ErrorCodeName
 from agentic.contract.codes import CODES, ENTRIES, ErrorCode
 from agentic.docgen.code_names import PAGE as CODE_NAMES
@@ -629,12 +631,27 @@ def test_the_code_name_literal_lists_exactly_the_table_in_its_order() -> None:
 
 def test_the_code_names_module_is_the_one_written_from_the_table() -> None:
     committed = (ROOT / CODE_NAMES).read_text(encoding="utf-8")
-    assert committed == render_code_names(), f"{CODE_NAMES} is stale: run python -m agentic.docgen"
+    assert committed == render_code_names(committed), (
+        f"{CODE_NAMES} is stale: run python -m agentic.docgen"
+    )
 
 
 def test_a_new_entry_of_the_table_is_a_new_name_of_the_literal() -> None:
     entry = ErrorCode("zz_new", None, True, "a code added to the table")  # type: ignore[arg-type]
-    assert '    "zz_new",\n]' in render_code_names((*ENTRIES, entry))
+    committed = (ROOT / CODE_NAMES).read_text(encoding="utf-8")
+    assert '    "zz_new",\n]' in render_code_names(committed, (*ENTRIES, entry))
+
+
+def test_rewriting_the_code_names_keeps_the_text_around_the_literal() -> None:
+    module = '"""Doc."""\n\nErrorCodeName = Literal[\n    "old",\n]\n\nTail = 1\n'
+    entry = ErrorCode("zz_new", None, True, "a code added to the table")  # type: ignore[arg-type]
+    rewritten = render_code_names(module, (entry,))
+    assert rewritten == '"""Doc."""\n\nErrorCodeName = Literal[\n    "zz_new",\n]\n\nTail = 1\n'
+
+
+def test_a_code_names_module_without_the_literal_is_refused() -> None:
+    with pytest.raises(ValueError, match="ErrorCodeName = Literal"):
+        render_code_names('"""Doc."""\n')
 
 
 def test_the_code_name_literal_is_written_out_one_code_per_line() -> None:

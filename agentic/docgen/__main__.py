@@ -39,9 +39,9 @@ def _modules(root: Path) -> str:
 
 
 def _code_names(root: Path) -> str:
-    from agentic.docgen.code_names import render_code_names
+    from agentic.docgen.code_names import PAGE, render_code_names
 
-    return render_code_names()
+    return render_code_names((root / PAGE).read_text(encoding="utf-8"))
 
 
 def _baselines(root: Path) -> str:

@@ -339,23 +339,31 @@ def _adapter_row(lane: Lane, adapter: str, label: str) -> list[str]:
     return [label, success(lane, adapter), calls(lane, adapter), visible_bytes(lane, adapter)]
 
 
+def _beside(lanes: Mapping[str, Lane], main: Lane) -> list[tuple[str, Lane]]:
+    """The committed lanes of ``BUNDLED_BESIDE`` that ran on ``main``'s fixture, by folder."""
+    found = [(folder, lanes.get(folder)) for folder in BUNDLED_BESIDE]
+    return [
+        (folder, lane)
+        for folder, lane in found
+        if lane is not None and lane.fixture == main.fixture
+    ]
+
+
+def _gate_lines(
+    lane: Lane, info: Mapping[str, LaneInfo], name: str, reading: list[str]
+) -> list[str]:
+    """Lane ``name``'s promotion verdict and the paragraph that reads it; none without a gate."""
+    gate = promotion_text(lane, info[name].promote if name in info else None)
+    return [gate, "", *reading, ""] if gate else []
+
+
 def _glance_section(lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]) -> list[str]:
     main = lanes.get(AUTHORITATIVE)
     if main is None:
         return []
     rows = [_adapter_row(main, a, a) for a in main.adapters()]
-    for folder in BUNDLED_BESIDE:
-        beside = lanes.get(folder)
-        if beside is not None and beside.fixture == main.fixture:
-            rows += [
-                [
-                    f"{a} (`{folder}/`)",
-                    success(beside, a),
-                    calls(beside, a),
-                    visible_bytes(beside, a),
-                ]
-                for a in beside.adapters()
-            ]
+    for folder, beside in _beside(lanes, main):
+        rows += [_adapter_row(beside, a, f"{a} (`{folder}/`)") for a in beside.adapters()]
     ceiling = _ceiling_row(main)
     if ceiling is not None:
         rows.append(ceiling)
@@ -379,10 +387,7 @@ def _glance_section(lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]) -> 
             f"{_cohort_note(local)}.",
             "",
         ]
-    gate = promotion_text(main, info[AUTHORITATIVE].promote if AUTHORITATIVE in info else None)
-    if gate:
-        lines += [gate, "", *_BUNDLED_BIAS, ""]
-    return lines
+    return lines + _gate_lines(main, info, AUTHORITATIVE, _BUNDLED_BIAS)
 
 
 _BUNDLED_BIAS = [
@@ -397,10 +402,8 @@ def _blind_section(lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]) -> l
     if blind is None or main is None:
         return []
     bundled = {a: success(main, a) for a in main.adapters()}
-    for folder in BUNDLED_BESIDE:
-        beside = lanes.get(folder)
-        if beside is not None and beside.fixture == main.fixture:
-            bundled.update({a: success(beside, a) for a in beside.adapters()})
+    for _folder, beside in _beside(lanes, main):
+        bundled.update({a: success(beside, a) for a in beside.adapters()})
     rows = [
         [a, bundled.get(a, ""), success(blind, a), calls(blind, a), visible_bytes(blind, a)]
         for a in blind.adapters()
@@ -422,10 +425,7 @@ def _blind_section(lanes: Mapping[str, Lane], info: Mapping[str, LaneInfo]) -> l
         table(header, rows, numeric=(1, 2, 3, 4)),
         "",
     ]
-    gate = promotion_text(blind, info[BLIND].promote if BLIND in info else None)
-    if gate:
-        lines += [gate, "", *_BLIND_READING, ""]
-    return lines
+    return lines + _gate_lines(blind, info, BLIND, _BLIND_READING)
 
 
 _BLIND_READING = [

@@ -33,12 +33,14 @@ from agentic.generation.schema import (
     Mode,
     SourceRecord,
 )
-from agentic.ranking.goldens import Golden, GoldenSet
+from agentic.ranking.goldens import Golden, GoldenSet, recorded_tags
 from agentic.ranking.retrieval import Searcher, open_searcher
 from agentic.runner.bounded import BoundedExecutor, OperationTimeoutError
 
 MODES: tuple[Mode, ...] = get_args(Mode)
 DEFAULT_SEED = 1101
+# Every field of an answer's record but its text is the score's attribute of the same name.
+_SCORE_FIELDS = tuple(name for name in AnswerRecord.model_fields if name != "text")
 
 
 def parse_modes(names: Sequence[str]) -> tuple[Mode, ...]:
@@ -93,7 +95,7 @@ class GenerationSettings:
             repeats=self.repeats,
             adapter=self.adapter_id,
             k=self.k,
-            tags=tuple(sorted(self.tags)) if self.tags is not None else None,
+            tags=recorded_tags(self.tags),
             limit=self.limit,
             seed=self.seed,
         )
@@ -105,19 +107,8 @@ class Answer:
     score: AnswerScore
 
     def to_model(self) -> AnswerRecord:
-        score = self.score
-        return AnswerRecord(
-            text=self.text,
-            passed=score.passed,
-            correct=score.correct,
-            refused=score.refused,
-            refusalCorrect=score.refusalCorrect,
-            leaked=score.leaked,
-            thinkTagLeak=score.thinkTagLeak,
-            numericClaims=score.numericClaims,
-            groundedClaims=score.groundedClaims,
-            groundedness=score.groundedness,
-        )
+        scored = {name: getattr(self.score, name) for name in _SCORE_FIELDS}
+        return AnswerRecord.model_validate({"text": self.text, **scored})
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,12 @@ class GoldenSet:
         return GoldenSet(tuple(chosen[:limit] if limit is not None else chosen), self.fingerprint)
 
 
+def recorded_tags(tags: Sequence[str] | None) -> tuple[str, ...] | None:
+    """A tag filter (``GoldenSet.select``'s ``tags``) as a tier report's settings record it:
+    sorted, so the order given on the command line changes no byte; None for every golden."""
+    return tuple(sorted(tags)) if tags is not None else None
+
+
 def _invalid(code: ErrorCodeName, where: str, message: str) -> ContractError:
     return ContractError(code, f"{where}: {message}")
 

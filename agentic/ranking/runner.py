@@ -19,7 +19,7 @@ from agentic.adapters.deadlines import PREPARE_TIMEOUT_S
 from agentic.catalog.table import Catalog
 from agentic.contract.strict_json import JsonObject
 from agentic.fixture.loader import Fixture
-from agentic.ranking.goldens import Golden, GoldenSet
+from agentic.ranking.goldens import Golden, GoldenSet, recorded_tags
 from agentic.ranking.metrics import document_ranking, query_metrics
 from agentic.ranking.retrieval import Chunk, Searcher, open_searcher
 from agentic.ranking.schema import (
@@ -51,7 +51,7 @@ class RankingSettings:
         return RankingSettingsModel(
             k=self.k,
             threshold=self.threshold,
-            tags=tuple(sorted(self.tags)) if self.tags is not None else None,
+            tags=recorded_tags(self.tags),
             ablate=self.ablate,
         )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from agentic.adapters.base import CallOutcome
 from agentic.adapters.errors import AdapterCallError
@@ -36,34 +37,33 @@ CONFIG_HASH_REASON = "backend config servers return no source/span hashes"
 EXCERPT_CHARS = 300
 
 StructuredParser = Callable[[ParseInput, JsonObject], CallOutcome]
+_T = TypeVar("_T")
 
 
 def invalid(message: str) -> AdapterCallError:
     return AdapterCallError("invalid_tool_result", "harness_error", message)
 
 
-def as_object(value: object, what: str) -> JsonObject:
-    if not isinstance(value, dict):
-        raise invalid(f"{what} must be an object")
+def _of_type(value: object, kind: type[_T], what: str, noun: str) -> _T:
+    if not isinstance(value, kind):
+        raise invalid(f"{what} must be {noun}")
     return value
+
+
+def as_object(value: object, what: str) -> JsonObject:
+    return _of_type(value, dict, what, "an object")
 
 
 def as_list(value: object, what: str) -> JsonArray:
-    if not isinstance(value, list):
-        raise invalid(f"{what} must be an array")
-    return value
+    return _of_type(value, list, what, "an array")
 
 
 def as_str(value: object, what: str) -> str:
-    if not isinstance(value, str):
-        raise invalid(f"{what} must be a string")
-    return value
+    return _of_type(value, str, what, "a string")
 
 
 def as_bool(value: object, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise invalid(f"{what} must be a boolean")
-    return value
+    return _of_type(value, bool, what, "a boolean")
 
 
 def as_int(value: object, what: str, minimum: int = 0) -> int:
