@@ -25,7 +25,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    # Imported here: the MCP SDK is slow to import, and no other command needs it.
+    # Imported here: no other command serves.
     from agentic.server.app import serve_index
 
     serve_index(args.index)

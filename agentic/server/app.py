@@ -18,8 +18,10 @@ Reads prefix each line with ``"N: "`` unless ``lineNumbers`` is false. Structure
 carries the 1-based inclusive coordinates of what was served. Product errors (a bad query, an
 unknown document) are tool results with ``isError`` and ``{"error": code, "message": ...}``.
 
-Nothing but protocol goes to stdout: the SDK's stdio transport diverts file descriptor 1 to
-stderr while it serves, and logging goes to stderr.
+Arguments are read as the SDK's servers read a function's parameters (pydantic's lax mode: an
+integral float or a numeric string is an integer, ``1`` or ``"yes"`` a boolean, an unknown
+argument ignored); a call they do not fit is an error result naming the argument. The protocol
+is ``stdio.py``'s.
 """
 
 from __future__ import annotations
@@ -28,10 +30,6 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, TextContent
 
 from agentic.adapters.errors import AdapterError
 from agentic.adapters.lexical_index import (
@@ -44,7 +42,8 @@ from agentic.contract.code_names import ErrorCodeName, RelayedCode
 from agentic.contract.errors import AgenticError, ContractError
 from agentic.contract.json_access import as_objects
 from agentic.contract.jsrules import is_blank
-from agentic.contract.strict_json import JsonArray, JsonObject
+from agentic.contract.strict_json import JsonArray, JsonObject, JsonValue
+from agentic.server.stdio import ServerInfo, serve_stdio
 
 SERVER_NAME = "agentic-reference"
 SERVER_VERSION = "1"
@@ -183,18 +182,23 @@ def _cut(lines: tuple[str, ...], used: int, cap: int | None) -> tuple[int, int, 
     return len(lines), used, False
 
 
-def _ok(structured: JsonObject, text: str) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
-    )
+def _ok(structured: JsonObject, text: str) -> JsonObject:
+    return {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": structured,
+        "isError": False,
+    }
 
 
-def _error(exc: ProductError) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=f"{exc.code}: {exc}")],
-        structured_content={"error": exc.code, "message": str(exc)},
-        is_error=True,
-    )
+def _failed(text: str, structured: JsonObject | None = None) -> JsonObject:
+    result: JsonObject = {"content": [{"type": "text", "text": text}], "isError": True}
+    if structured is not None:
+        result["structuredContent"] = structured
+    return result
+
+
+def _error(exc: ProductError) -> JsonObject:
+    return _failed(f"{exc.code}: {exc}", {"error": exc.code, "message": str(exc)})
 
 
 def _search_text(payload: JsonObject) -> str:
@@ -208,61 +212,183 @@ def _search_text(payload: JsonObject) -> str:
     return "\n".join(lines)
 
 
-def _guarded(action: Callable[[], CallToolResult]) -> CallToolResult:
-    """Product faults become error results with a stable code; anything else is a server bug
-    and propagates (the SDK turns it into an error result too)."""
+# --- arguments, read as pydantic's lax mode reads a function's parameters ----------------------
+
+
+class ArgumentError(AgenticError):
+    pass
+
+
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+_INT64 = 2**63
+
+
+def _string(value: JsonValue, name: str) -> str:
+    if isinstance(value, str):
+        return value
+    raise ArgumentError(f"{name}: a string is required")
+
+
+def _strings(value: JsonValue, name: str) -> list[str]:
+    if isinstance(value, list):
+        return [_string(item, f"{name}.{index}") for index, item in enumerate(value)]
+    raise ArgumentError(f"{name}: a list of strings is required")
+
+
+def _integer(value: JsonValue, name: str) -> int:
+    if isinstance(value, int):  # a bool too: pydantic reads True as 1
+        return int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < _INT64:
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ArgumentError(f"{name}: an integer is required")
+
+
+def _boolean(value: JsonValue, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    raise ArgumentError(f"{name}: a boolean is required")
+
+
+def _optional_integer(arguments: JsonObject, name: str) -> int | None:
+    value = arguments.get(name)
+    return None if value is None else _integer(value, name)
+
+
+def _required(arguments: JsonObject, name: str) -> JsonValue:
+    if name not in arguments:
+        raise ArgumentError(f"{name}: required")
+    return arguments[name]
+
+
+# --- the tools ---------------------------------------------------------------------------------
+
+
+def _kb_search(kb: KnowledgeBase, arguments: JsonObject) -> JsonObject:
+    query = _string(_required(arguments, "query"), "query")
+    named = arguments.get("collections")
+    collections = None if named is None else _strings(named, "collections")
+    payload = kb.search(query, collections, _optional_integer(arguments, "limit"))
+    return _ok(payload, _search_text(payload))
+
+
+def _kb_get(kb: KnowledgeBase, arguments: JsonObject) -> JsonObject:
+    uri = _string(_required(arguments, "uri"), "uri")
+    start = _optional_integer(arguments, "fromLine")
+    count = _optional_integer(arguments, "lineCount")
+    numbers = _boolean(arguments.get("lineNumbers", True), "lineNumbers")
+    payload = kb.get(uri, start, count, numbers)
+    return _ok(payload, str(payload["text"]))
+
+
+def _kb_multi_get(kb: KnowledgeBase, arguments: JsonObject) -> JsonObject:
+    uris = _strings(_required(arguments, "uris"), "uris")
+    cap = _optional_integer(arguments, "maxBytes")
+    numbers = _boolean(arguments.get("lineNumbers", True), "lineNumbers")
+    payload = kb.multi_get(uris, cap, numbers)
+    documents = as_objects(payload["documents"], "documents")
+    return _ok(payload, "\n\n".join(f"== {d['uri']}\n{d['text']}" for d in documents))
+
+
+_HANDLERS: dict[str, Callable[[KnowledgeBase, JsonObject], JsonObject]] = {
+    "kb_search": _kb_search,
+    "kb_get": _kb_get,
+    "kb_multi_get": _kb_multi_get,
+}
+
+
+def _nullable(kind: JsonObject, title: str) -> JsonObject:
+    return {"anyOf": [kind, {"type": "null"}], "default": None, "title": title}
+
+
+_STRINGS: JsonObject = {"items": {"type": "string"}, "type": "array"}
+_INTEGER: JsonObject = {"type": "integer"}
+_LINE_NUMBERS: JsonObject = {"default": True, "title": "Linenumbers", "type": "boolean"}
+
+# Each tool as tools/list shows it: the schema pydantic derives from the parameters above, as
+# the SDK's servers list theirs.
+TOOLS: tuple[JsonObject, ...] = (
+    {
+        "name": "kb_search",
+        "description": "Search the knowledge base; one query per collection.",
+        "inputSchema": {
+            "properties": {
+                "query": {"title": "Query", "type": "string"},
+                "collections": _nullable(_STRINGS, "Collections"),
+                "limit": _nullable(_INTEGER, "Limit"),
+            },
+            "required": ["query"],
+            "type": "object",
+            "title": "kb_searchArguments",
+        },
+    },
+    {
+        "name": "kb_get",
+        "description": "Read one document or an inclusive line range.",
+        "inputSchema": {
+            "properties": {
+                "uri": {"title": "Uri", "type": "string"},
+                "fromLine": _nullable(_INTEGER, "Fromline"),
+                "lineCount": _nullable(_INTEGER, "Linecount"),
+                "lineNumbers": _LINE_NUMBERS,
+            },
+            "required": ["uri"],
+            "type": "object",
+            "title": "kb_getArguments",
+        },
+    },
+    {
+        "name": "kb_multi_get",
+        "description": "Read several documents, optionally byte-capped.",
+        "inputSchema": {
+            "properties": {
+                "uris": {**_STRINGS, "title": "Uris"},
+                "maxBytes": _nullable(_INTEGER, "Maxbytes"),
+                "lineNumbers": _LINE_NUMBERS,
+            },
+            "required": ["uris"],
+            "type": "object",
+            "title": "kb_multi_getArguments",
+        },
+    },
+)
+
+
+def call_tool(kb: KnowledgeBase, name: str, arguments: JsonObject) -> JsonObject:
+    """One tool call's result. A product fault is an error result with a stable code; arguments
+    that do not fit, or a fault of the server itself, an error result in words (the server
+    keeps serving)."""
+    handler = _HANDLERS.get(name)
+    if handler is None:
+        return _failed(f"Unknown tool: {name}")
     try:
-        return action()
+        return handler(kb, arguments)
     except ProductError as exc:
         return _error(exc)
     except AdapterError as exc:  # the index's own typed errors (e.g. invalid_search_query)
         return _error(ProductError(exc.code, str(exc)))
+    except ArgumentError as exc:
+        return _failed(f"Error executing tool {name}: invalid arguments: {exc}")
+    except Exception as exc:
+        return _failed(f"Error executing tool {name}: {exc}")
 
 
-def build_server(kb: KnowledgeBase) -> MCPServer[Any]:
-    server: MCPServer[Any] = MCPServer(
-        name=SERVER_NAME, version=SERVER_VERSION, log_level="WARNING"
-    )
+def server_info(kb: KnowledgeBase) -> ServerInfo:
+    """The reference server over one knowledge base, as the stdio transport serves it."""
 
-    @server.tool(
-        name="kb_search", description="Search the knowledge base; one query per collection."
-    )
-    def kb_search(
-        query: str, collections: list[str] | None = None, limit: int | None = None
-    ) -> CallToolResult:
-        def run() -> CallToolResult:
-            payload = kb.search(query, collections, limit)
-            return _ok(payload, _search_text(payload))
+    def call(name: str, arguments: JsonObject) -> JsonObject:
+        return call_tool(kb, name, arguments)
 
-        return _guarded(run)
-
-    @server.tool(name="kb_get", description="Read one document or an inclusive line range.")
-    def kb_get(
-        uri: str,
-        fromLine: int | None = None,
-        lineCount: int | None = None,
-        lineNumbers: bool = True,
-    ) -> CallToolResult:
-        def run() -> CallToolResult:
-            payload = kb.get(uri, fromLine, lineCount, lineNumbers)
-            return _ok(payload, str(payload["text"]))
-
-        return _guarded(run)
-
-    @server.tool(name="kb_multi_get", description="Read several documents, optionally byte-capped.")
-    def kb_multi_get(
-        uris: list[str], maxBytes: int | None = None, lineNumbers: bool = True
-    ) -> CallToolResult:
-        def run() -> CallToolResult:
-            payload = kb.multi_get(uris, maxBytes, lineNumbers)
-            documents = as_objects(payload["documents"], "documents")
-            text = "\n\n".join(f"== {d['uri']}\n{d['text']}" for d in documents)
-            return _ok(payload, text)
-
-        return _guarded(run)
-
-    del kb_search, kb_get, kb_multi_get
-    return server
+    return ServerInfo(SERVER_NAME, SERVER_VERSION, TOOLS, call)
 
 
 def serve_index(index_dir: Path) -> None:
@@ -280,6 +406,6 @@ def serve(db_path: Path) -> None:
     except (OSError, ValueError, sqlite3.DatabaseError) as exc:
         raise ContractError("index_unreadable", f"cannot open {db_path}: {exc}") from exc
     try:
-        build_server(KnowledgeBase(index, index_collections(db_path))).run("stdio")
+        serve_stdio(server_info(KnowledgeBase(index, index_collections(db_path))))
     finally:
         index.close()
