@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from agentic.contract.errors import AgenticError
 from agentic.contract.strict_json import JsonObject, JsonValue
 
 # Revisions the initialize handshake negotiates, oldest first (the SDK's list, v2).
@@ -49,7 +50,9 @@ class ServerInfo:
     call_tool: CallTool
 
 
-class _RequestError(Exception):
+class _RequestError(AgenticError):
+    """A request the server refuses: JSON-RPC's error object, sent back in place of a result."""
+
     def __init__(self, code: int, message: str, data: JsonValue = None) -> None:
         super().__init__(message)
         self.code = code
