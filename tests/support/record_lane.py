@@ -9,11 +9,11 @@ is given (a rerun asks the server only what is not recorded yet), and an interru
 journal is resumed (``--resume``). When the lane completes, the answers no pair uses (recorded
 before a change of the agent's config, say) are removed, and ``agentic verify optional/NAME``
 reruns it from the cache with the server stopped: the committed cache alone must reproduce the
-baseline. A pair whose model gave no answer within the step deadline, or whose server was gone
-(a recording stopped or crashed mid-pair), has nothing to reuse, so it is asked again, from the
-journal of a resumed recording or by recording the completed lane once more
-(``record_answered``). SIGTERM stops the lane's run first and then its server, so no pair ever
-runs against a server that is gone.
+baseline. A pair whose model gave no answer within the step deadline has nothing to reuse, so it
+is asked again, from the journal of a resumed recording or by recording the completed lane once
+more (``record_answered``). SIGTERM stops the lane's run first and then its server, so no pair
+ever runs against a server that is gone (and a server that dies under a run ends the run: the
+kit journals no pair for it).
 
 Usage: ``python -m tests.support.record_lane NAME [--threads N]``.
 """
@@ -41,8 +41,8 @@ from tests.support.openai_server import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP_TIMEOUT_MS = 900_000  # tool calls keep the usual bound; this is only the run's ceiling
-# How a pair ends when the model gave it no answer: too slow, or its server was gone.
-UNANSWERED = frozenset({"agent_timeout", "llm_endpoint_unreachable"})
+# How a pair ends when the model gave it no answer in time.
+UNANSWERED = frozenset({"agent_timeout"})
 RECORD_ATTEMPTS = 3
 
 
@@ -150,9 +150,8 @@ def drop_unanswered(target: Path) -> int:
     """Remove from the lane's journal the pairs the model gave no answer, and say how many. Such
     a pair's last request has no recorded answer, so a lane holding it could never be rerun
     from the cache; gone from the journal, it is asked again when the recording resumes (its
-    earlier answers come from the cache). A busy machine is the usual cause of a late answer (a
-    recording paused or starved for the length of the config's deadline), a stopped or crashed
-    server that of none."""
+    earlier answers come from the cache). A busy machine is the usual cause (a recording paused
+    or starved for the length of the config's deadline)."""
     pairs = journal_folder(target) / PAIRS
     entries = sorted(pairs.glob("*.json")) if pairs.is_dir() else []
     dropped = [e for e in entries if unanswered(json.loads(e.read_bytes())["receipt"])]
